@@ -1,0 +1,76 @@
+"""Figures about the bank that tell whether it is balanced: counts, verify coverage, key balance."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from bot.domain import LANGUAGES, Question
+
+
+def _key_is_longest(question: Question, language: str) -> bool:
+    """True when the keyed option is strictly the longest in `language`: a test-wise candidate's tell."""
+    lengths = [len(option.texts.get(language, "")) for option in question.options]
+    key = lengths[question.correct_index]
+    return all(key > length for i, length in enumerate(lengths) if i != question.correct_index)
+
+
+def bank_stats(questions: Iterable[Question]) -> dict[str, Any]:
+    """Counts per topic x difficulty x language and the balance figures, as plain JSON-able data."""
+    questions = list(questions)
+    total = len(questions)
+    by_topic: dict[str, dict[str, Any]] = {}
+    for question in questions:
+        topic = by_topic.setdefault(question.topic, {
+            "specialty": question.specialty, "total": 0, "by_difficulty": {}, "by_language": Counter(),
+            "by_seniority": Counter(), "verified": 0,
+        })
+        topic["total"] += 1
+        cell = topic["by_difficulty"].setdefault(str(question.difficulty), Counter())
+        for language in question.languages:
+            cell[language] += 1
+            topic["by_language"][language] += 1
+        cell["total"] += 1
+        topic["by_seniority"][question.seniority] += 1
+        topic["verified"] += question.verify is not None
+    for topic in by_topic.values():
+        topic["by_difficulty"] = {k: dict(v) for k, v in sorted(topic["by_difficulty"].items())}
+        topic["by_language"] = dict(topic["by_language"])
+        topic["by_seniority"] = dict(topic["by_seniority"])
+        topic["difficulty_share"] = {k: round(v["total"] / topic["total"], 3) for k, v in topic["by_difficulty"].items()}
+    keyed = Counter(question.correct_letter for question in questions)
+    verified = sum(1 for question in questions if question.verify is not None)
+    longest = {
+        language: sum(1 for q in questions if language in q.languages and _key_is_longest(q, language))
+        for language in LANGUAGES
+    }
+    return {
+        "total": total,
+        "topics": dict(sorted(by_topic.items())),
+        "by_language": {language: sum(1 for q in questions if language in q.languages) for language in LANGUAGES},
+        "bilingual": sum(1 for q in questions if set(q.languages) == set(LANGUAGES)),
+        "verify": {"count": verified, "share": round(verified / total, 3) if total else 0.0,
+                   "needs_torch": sum(1 for q in questions if q.verify and "torch" in q.verify.requires)},
+        "keyed_letter": {letter: {"count": keyed[letter], "share": round(keyed[letter] / total, 3) if total else 0.0}
+                         for letter in sorted(keyed)},
+        "longest_is_correct": {language: round(count / total, 3) if total else 0.0 for language, count in longest.items()},
+        "with_code_or_table": sum(1 for q in questions if "```" in q.stem("en") or "|---" in q.stem("en").replace(" ", "")),
+    }
+
+
+def format_stats(stats: dict[str, Any]) -> str:
+    """A compact table for a terminal."""
+    lines = [f"{'topic':40} {'total':>5}  {'d1':>4} {'d2':>4} {'d3':>4}  {'en':>4} {'tr':>4}  {'verify':>6}"]
+    for name, topic in stats["topics"].items():
+        cells = [topic["by_difficulty"].get(str(d), {}).get("total", 0) for d in (1, 2, 3)]
+        lines.append(
+            f"{name:40} {topic['total']:>5}  {cells[0]:>4} {cells[1]:>4} {cells[2]:>4}  "
+            f"{topic['by_language'].get('en', 0):>4} {topic['by_language'].get('tr', 0):>4}  {topic['verified']:>6}"
+        )
+    lines.append(f"{'all':40} {stats['total']:>5}")
+    letters = ", ".join(f"{k} {v['share']:.0%}" for k, v in stats["keyed_letter"].items())
+    longest = ", ".join(f"{k} {v:.0%}" for k, v in stats["longest_is_correct"].items())
+    lines.append(f"verify coverage {stats['verify']['share']:.0%} ({stats['verify']['count']}); keyed letters: {letters}")
+    lines.append(f"key is the longest option: {longest}; stems with code or a table: {stats['with_code_or_table']}")
+    return "\n".join(lines)

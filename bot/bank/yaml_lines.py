@@ -1,0 +1,83 @@
+"""YAML loading that remembers line numbers, so every problem can name FILE:LINE.
+
+PyYAML's composer knows where each node starts; we keep that on the mappings and lists we build
+(plain dict and list subclasses) and report duplicate keys, which PyYAML would silently overwrite.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from bot.bank.problems import Problem
+
+
+class LineDict(dict):
+    """A mapping with the line of each key (1-based) and of the mapping itself."""
+
+    line: int = 0
+    key_lines: dict[str, int]
+
+
+class LineList(list):
+    """A sequence with the line of each item (1-based) and of the sequence itself."""
+
+    line: int = 0
+    item_lines: list[int]
+
+
+class _Loader(yaml.SafeLoader):
+    """A safe loader whose mappings and sequences carry their lines."""
+
+    def __init__(self, stream: str, filename: str) -> None:
+        super().__init__(stream)
+        self.filename = filename
+        self.duplicates: list[Problem] = []
+
+
+def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
+    loader.flatten_mapping(node)
+    mapping = LineDict()
+    mapping.line = node.start_mark.line + 1
+    mapping.key_lines = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        line = key_node.start_mark.line + 1
+        if not isinstance(key, str):
+            key = str(key)
+        if key in mapping:
+            loader.duplicates.append(
+                Problem(loader.filename, line, key, f"duplicate key (first at line {mapping.key_lines[key]})")
+            )
+        mapping[key] = loader.construct_object(value_node, deep=True)
+        mapping.key_lines.setdefault(key, line)
+    return mapping
+
+
+def _construct_sequence(loader: _Loader, node: yaml.SequenceNode) -> LineList:
+    sequence = LineList(loader.construct_object(child, deep=True) for child in node.value)
+    sequence.line = node.start_mark.line + 1
+    sequence.item_lines = [child.start_mark.line + 1 for child in node.value]
+    return sequence
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+
+
+def load_yaml(text: str, filename: str) -> tuple[Any, list[Problem]]:
+    """Parse one YAML document; a syntax error becomes a Problem at its line, never an exception."""
+    loader = _Loader(text, filename)
+    try:
+        data = loader.get_single_data()
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + 1 if mark else 1
+        message = (error.problem or error.context or "invalid YAML").strip()
+        return None, [Problem(filename, line, "yaml", f"syntax error: {message}")]
+    except yaml.YAMLError as error:
+        return None, [Problem(filename, 1, "yaml", f"syntax error: {error}")]
+    finally:
+        loader.dispose()
+    return data, loader.duplicates

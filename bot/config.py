@@ -1,0 +1,90 @@
+"""Settings from an optional YAML file and the environment (the environment wins).
+
+Tokens are read here and nowhere else, and never logged.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+import yaml
+from platformdirs import user_data_dir
+
+ENVIRONMENT = {
+    "db_path": "INTERVIEW_BOT_DB",
+    "questions_path": "INTERVIEW_BOT_QUESTIONS",
+    "telegram_token": "TELEGRAM_BOT_TOKEN",
+    "telegram_base_url": "TELEGRAM_BASE_URL",
+    "discord_token": "DISCORD_BOT_TOKEN",
+    "default_language": "INTERVIEW_BOT_LANGUAGE",
+    "log_level": "INTERVIEW_BOT_LOG_LEVEL",
+}
+CONFIG_FILE_VARIABLE = "INTERVIEW_BOT_CONFIG"
+
+ENVIRONMENT_HELP = """\
+environment:
+  INTERVIEW_BOT_DB         SQLite file (default: {db})
+  INTERVIEW_BOT_QUESTIONS  folder or file of the question bank (default: the shipped bank)
+  INTERVIEW_BOT_LANGUAGE   default language, tr or en (default: en)
+  INTERVIEW_BOT_LOG_LEVEL  DEBUG, INFO, WARNING... (default: WARNING)
+  INTERVIEW_BOT_CONFIG     a YAML file with any of: db_path, questions_path, telegram_token,
+                           telegram_base_url, discord_token, default_language, log_level
+  TELEGRAM_BOT_TOKEN       token from @BotFather (interview-bot telegram)
+  TELEGRAM_BASE_URL        another Bot API server, e.g. http://127.0.0.1:8081/bot
+  DISCORD_BOT_TOKEN        token of the Discord application's bot (interview-bot discord)"""
+
+
+class ConfigError(Exception):
+    """The configuration cannot be used; the message says what to fix."""
+
+
+def default_db_path() -> Path:
+    """A file in the user's data directory, e.g. ~/.local/share/interview-bot/interview-bot.sqlite3."""
+    return Path(user_data_dir("interview-bot", appauthor=False)) / "interview-bot.sqlite3"
+
+
+@dataclass(frozen=True)
+class Settings:
+    db_path: Path
+    questions_path: Path | None = None
+    telegram_token: str | None = None
+    telegram_base_url: str | None = None
+    discord_token: str | None = None
+    default_language: str = "en"
+    log_level: str = "WARNING"
+
+
+def load_settings(config_file: str | None = None) -> Settings:
+    """File values first, then the environment over them."""
+    values: dict[str, str] = {}
+    path = config_file or os.environ.get(CONFIG_FILE_VARIABLE)
+    if path:
+        values.update(_read_file(Path(path)))
+    for name, variable in ENVIRONMENT.items():
+        if os.environ.get(variable):
+            values[name] = os.environ[variable]
+    settings = Settings(db_path=default_db_path())
+    known = {field.name for field in fields(Settings)}
+    for name, value in values.items():
+        if name not in known:
+            raise ConfigError(f"{path}: unknown setting {name!r} (known: {', '.join(sorted(known))})")
+        if name in ("db_path", "questions_path"):
+            value = Path(value).expanduser()
+        settings = replace(settings, **{name: value})
+    if settings.default_language not in ("tr", "en"):
+        raise ConfigError(f"default_language must be tr or en, not {settings.default_language!r}")
+    return settings
+
+
+def _read_file(path: Path) -> dict[str, str]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except OSError as error:
+        raise ConfigError(f"cannot read config file {path}: {error.strerror}") from error
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{path}: not valid YAML: {error}") from error
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: must be a mapping of setting: value")
+    return {str(key): str(value) for key, value in data.items()}

@@ -1,0 +1,16 @@
+"""Platform limits that bound what the bank may hold and what adapters may send.
+
+One place for the numbers, each with its reason (see shared PLATFORM_FACTS and questions/README.md).
+"""
+
+MESSAGE_MAX = 4096  # Telegram message text; also a Discord embed description
+STEM_MAX = 2500  # leaves room for the options in one message
+OPTION_MAX = 200  # listed under the stem; an answerCallbackQuery pop-up holds 200 characters
+EXPLANATION_MAX = 1500  # shown with the stem when the answer is revealed
+OPTIONS_MIN, OPTIONS_MAX = 2, 6
+ID_MAX = 40  # ids travel in button data: Telegram callback_data is 64 bytes
+BUTTON_LABEL_MAX = 80  # Discord button label; Telegram buttons are cut off well before that
+SHORT_OPTION_MAX = 36  # longer options are listed in the message and the buttons carry letters
+CALLBACK_DATA_MAX_BYTES = 64  # Telegram callback_data
+CUSTOM_ID_MAX = 100  # Discord custom_id
+POPUP_TEXT_MAX = 200  # Telegram answerCallbackQuery text

@@ -1,0 +1,49 @@
+"""The scored end of an interview: score, accuracy per topic and difficulty, time, what to review."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from bot.bank.loader import Bank
+from bot.domain import AskedQuestion, Breakdown, QuestionResult, RecordedAnswer, Report
+
+
+def build_report(interview_id: int, status: str, bank: Bank,
+                 asked: list[tuple[AskedQuestion, RecordedAnswer | None]]) -> Report:
+    """A report from what the store recorded; questions no longer in the bank are left out."""
+    results: list[QuestionResult] = []
+    for delivery, answer in asked:
+        question = bank.get(delivery.question_id)
+        if question is None:
+            continue
+        chosen = answer.option_index if answer else None
+        results.append(QuestionResult(question, delivery, chosen, bool(answer and answer.correct),
+                                      answer.latency_ms if answer else None))
+    by_topic = _breakdown(results, lambda result: result.question.topic)
+    by_difficulty = _breakdown(results, lambda result: result.question.difficulty)
+    times = [result.latency_ms for result in results if result.latency_ms is not None]
+    return Report(
+        interview_id=interview_id,
+        status=status,
+        results=tuple(results),
+        by_topic=by_topic,
+        by_difficulty=by_difficulty,
+        total_time_ms=sum(times),
+        mean_time_ms=round(sum(times) / len(times)) if times else 0,
+        weakest_topic=_weakest(by_topic),
+    )
+
+
+def _breakdown(results: list[QuestionResult], key) -> dict:
+    counts: dict = defaultdict(lambda: [0, 0])
+    for result in results:
+        cell = counts[key(result)]
+        cell[0] += result.correct
+        cell[1] += 1
+    return {name: Breakdown(right, total) for name, (right, total) in sorted(counts.items())}
+
+
+def _weakest(by_topic: dict[str, Breakdown]) -> str | None:
+    """The topic with the lowest accuracy (more questions breaks a tie); None when nothing was missed."""
+    missed = [(b.accuracy, -b.total, name) for name, b in by_topic.items() if b.right < b.total]
+    return min(missed)[2] if missed else None

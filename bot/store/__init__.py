@@ -1,0 +1,5 @@
+"""The SQLite store: the only place state lives, so a restart loses nothing."""
+
+from bot.store.database import Database
+
+__all__ = ["Database"]

@@ -1,0 +1,206 @@
+"""Interviews, the questions asked in them (or in a chat), and the answers given.
+
+Recording an answer, closing its question and opening the next one happen in one transaction, so a
+restart finds either all of it or none of it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+import aiosqlite
+
+from bot.domain import AskedQuestion, InterviewFilters, RecordedAnswer
+from bot.store.database import Database
+
+
+@dataclass(frozen=True)
+class InterviewRecord:
+    id: int
+    user_id: int
+    chat_id: int
+    status: str
+    filters: InterviewFilters
+    plan: tuple[str, ...]
+    language: str
+    started_at: float
+    finished_at: float | None
+
+
+class AlreadyAnswered(Exception):
+    """The unique (asked question, user) constraint refused a second answer."""
+
+
+def _interview(row: Any) -> InterviewRecord:
+    filters = json.loads(row["filters"])
+    filters["topics"] = tuple(filters.get("topics", ()))
+    return InterviewRecord(row["id"], row["user_id"], row["chat_id"], row["status"], InterviewFilters(**filters),
+                           tuple(json.loads(row["plan"])), row["language"], row["started_at"], row["finished_at"])
+
+
+def _asked(row: Any) -> AskedQuestion:
+    return AskedQuestion(row["id"], row["question_id"], row["chat_id"], row["interview_id"], row["position"],
+                         tuple(int(c) for c in row["option_order"]), row["asked_at"], row["deadline"],
+                         row["closed_at"])
+
+
+def _answer(row: Any) -> RecordedAnswer:
+    return RecordedAnswer(row["asked_id"], row["user_id"], row["option_index"], bool(row["correct"]),
+                          row["latency_ms"], row["answered_at"])
+
+
+async def create_interview(db: Database, user_id: int, chat_id: int, filters: InterviewFilters,
+                           plan: list[str], language: str, now: float) -> int:
+    """A new active interview; an earlier active one of the same user is stopped first."""
+    filters_json = json.dumps({**filters.__dict__, "topics": list(filters.topics)})
+    async with db.transaction() as connection:
+        await connection.execute(
+            "UPDATE interviews SET status = 'stopped', finished_at = ? WHERE user_id = ? AND status = 'active'",
+            (now, user_id),
+        )
+        cursor = await connection.execute(
+            """INSERT INTO interviews (user_id, chat_id, status, filters, plan, language, started_at)
+               VALUES (?, ?, 'active', ?, ?, ?, ?)""",
+            (user_id, chat_id, filters_json, json.dumps(plan), language, now),
+        )
+        return int(cursor.lastrowid or 0)
+
+
+async def get_interview(db: Database, interview_id: int) -> InterviewRecord | None:
+    row = await db.fetch_one("SELECT * FROM interviews WHERE id = ?", (interview_id,))
+    return _interview(row) if row else None
+
+
+async def active_interview(db: Database, user_id: int) -> InterviewRecord | None:
+    row = await db.fetch_one("SELECT * FROM interviews WHERE user_id = ? AND status = 'active'", (user_id,))
+    return _interview(row) if row else None
+
+
+async def insert_asked(connection: aiosqlite.Connection, question_id: str, chat_id: int, interview_id: int | None,
+                       position: int, option_order: tuple[int, ...], now: float, deadline: float | None) -> int:
+    """Inside a caller's transaction: one delivery of a question."""
+    cursor = await connection.execute(
+        """INSERT INTO asked_questions (question_id, chat_id, interview_id, position, option_order, asked_at, deadline)
+           VALUES (?, ?, ?, ?, ?, ?, ?)""",
+        (question_id, chat_id, interview_id, position, "".join(map(str, option_order)), now, deadline),
+    )
+    return int(cursor.lastrowid or 0)
+
+
+async def ask(db: Database, question_id: str, chat_id: int, interview_id: int | None, position: int,
+              option_order: tuple[int, ...], now: float, deadline: float | None) -> AskedQuestion:
+    async with db.transaction() as connection:
+        asked_id = await insert_asked(connection, question_id, chat_id, interview_id, position, option_order,
+                                      now, deadline)
+    asked = await get_asked(db, asked_id)
+    assert asked is not None
+    return asked
+
+
+async def get_asked(db: Database, asked_id: int) -> AskedQuestion | None:
+    row = await db.fetch_one("SELECT * FROM asked_questions WHERE id = ?", (asked_id,))
+    return _asked(row) if row else None
+
+
+async def open_asked(db: Database, interview_id: int) -> AskedQuestion | None:
+    """The interview's question that is waiting for an answer, if any."""
+    row = await db.fetch_one(
+        "SELECT * FROM asked_questions WHERE interview_id = ? AND closed_at IS NULL ORDER BY position DESC LIMIT 1",
+        (interview_id,),
+    )
+    return _asked(row) if row else None
+
+
+async def interview_asked(db: Database, interview_id: int) -> list[tuple[AskedQuestion, RecordedAnswer | None]]:
+    """Every question asked in an interview, in order, with its owner's answer if one was recorded."""
+    rows = await db.fetch_all(
+        """SELECT q.*, a.asked_id, a.user_id, a.option_index, a.correct, a.latency_ms, a.answered_at
+           FROM asked_questions q
+           JOIN interviews i ON i.id = q.interview_id
+           LEFT JOIN answers a ON a.asked_id = q.id AND a.user_id = i.user_id
+           WHERE q.interview_id = ? ORDER BY q.position""",
+        (interview_id,),
+    )
+    return [(_asked(row), _answer(row) if row["asked_id"] is not None else None) for row in rows]
+
+
+async def set_message_ref(db: Database, asked_id: int, ref: str) -> None:
+    """Where the adapter posted this question, so a later edit (result, reveal, timeout) can find it."""
+    async with db.transaction() as connection:
+        await connection.execute("UPDATE asked_questions SET message_ref = ? WHERE id = ?", (ref, asked_id))
+
+
+async def message_ref(db: Database, asked_id: int) -> str | None:
+    row = await db.fetch_one("SELECT message_ref FROM asked_questions WHERE id = ?", (asked_id,))
+    return row["message_ref"] if row else None
+
+
+async def insert_answer(connection: aiosqlite.Connection, answer: RecordedAnswer) -> None:
+    """Inside a caller's transaction; AlreadyAnswered when this user already answered this question."""
+    try:
+        await connection.execute(
+            """INSERT INTO answers (asked_id, user_id, option_index, correct, latency_ms, answered_at)
+               VALUES (?, ?, ?, ?, ?, ?)""",
+            (answer.asked_id, answer.user_id, answer.option_index, int(answer.correct), answer.latency_ms,
+             answer.answered_at),
+        )
+    except sqlite3.IntegrityError as error:
+        if "UNIQUE" in str(error):
+            raise AlreadyAnswered(str(error)) from error
+        raise
+
+
+async def close_asked(connection: aiosqlite.Connection, asked_id: int, now: float) -> bool:
+    """Inside a caller's transaction: close an open question; False if it was already closed."""
+    cursor = await connection.execute(
+        "UPDATE asked_questions SET closed_at = ? WHERE id = ? AND closed_at IS NULL", (now, asked_id)
+    )
+    return cursor.rowcount == 1
+
+
+async def finish_interview(connection: aiosqlite.Connection, interview_id: int, status: str, now: float) -> None:
+    """Inside a caller's transaction: the interview ends (finished or stopped), open questions close."""
+    await connection.execute(
+        "UPDATE interviews SET status = ?, finished_at = ? WHERE id = ? AND status = 'active'",
+        (status, now, interview_id),
+    )
+    await connection.execute(
+        "UPDATE asked_questions SET closed_at = ? WHERE interview_id = ? AND closed_at IS NULL", (now, interview_id)
+    )
+
+
+async def get_answer(db: Database, asked_id: int, user_id: int) -> RecordedAnswer | None:
+    row = await db.fetch_one("SELECT * FROM answers WHERE asked_id = ? AND user_id = ?", (asked_id, user_id))
+    return _answer(row) if row else None
+
+
+async def recently_seen(db: Database, user_id: int, since: float) -> dict[str, float]:
+    """Question ids this user was asked in interviews since `since`, with when they last saw each."""
+    rows = await db.fetch_all(
+        """SELECT q.question_id, max(q.asked_at) AS seen FROM asked_questions q
+           JOIN interviews i ON i.id = q.interview_id
+           WHERE i.user_id = ? AND q.asked_at >= ? GROUP BY q.question_id""",
+        (user_id, since),
+    )
+    return {row["question_id"]: row["seen"] for row in rows}
+
+
+async def overdue_asked(db: Database, now: float) -> list[AskedQuestion]:
+    """Interview questions whose deadline has passed while still open (timers lost to a restart, too)."""
+    rows = await db.fetch_all(
+        """SELECT q.* FROM asked_questions q JOIN interviews i ON i.id = q.interview_id
+           WHERE q.closed_at IS NULL AND q.deadline IS NOT NULL AND q.deadline <= ? AND i.status = 'active'
+           ORDER BY q.deadline""",
+        (now,),
+    )
+    return [_asked(row) for row in rows]
+
+
+async def interviews_of(db: Database, user_id: int, limit: int = 10) -> list[InterviewRecord]:
+    rows = await db.fetch_all(
+        "SELECT * FROM interviews WHERE user_id = ? ORDER BY started_at DESC, id DESC LIMIT ?", (user_id, limit)
+    )
+    return [_interview(row) for row in rows]

@@ -1,0 +1,103 @@
+"""The schema as numbered migrations; PRAGMA user_version says how many have been applied.
+
+Append a migration, never edit one that has shipped: an older database is upgraded in place by
+running the ones it has not seen, each in its own transaction.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import aiosqlite
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: people, interviews, asked questions and answers.
+    """
+    CREATE TABLE users (
+        id INTEGER PRIMARY KEY,
+        platform TEXT NOT NULL,
+        platform_user_id TEXT NOT NULL,
+        name TEXT NOT NULL DEFAULT '',
+        language TEXT CHECK (language IN ('tr', 'en')),
+        locale TEXT,
+        created_at REAL NOT NULL,
+        UNIQUE (platform, platform_user_id)
+    );
+    CREATE TABLE chats (
+        id INTEGER PRIMARY KEY,
+        platform TEXT NOT NULL,
+        platform_chat_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('private', 'group', 'channel')),
+        title TEXT NOT NULL DEFAULT '',
+        language TEXT CHECK (language IN ('tr', 'en')),
+        settings TEXT NOT NULL DEFAULT '{}',
+        created_at REAL NOT NULL,
+        UNIQUE (platform, platform_chat_id)
+    );
+    CREATE TABLE interviews (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users (id),
+        chat_id INTEGER NOT NULL REFERENCES chats (id),
+        status TEXT NOT NULL CHECK (status IN ('active', 'finished', 'stopped')),
+        filters TEXT NOT NULL,
+        plan TEXT NOT NULL,
+        language TEXT NOT NULL,
+        started_at REAL NOT NULL,
+        finished_at REAL
+    );
+    CREATE UNIQUE INDEX one_active_interview_per_user ON interviews (user_id) WHERE status = 'active';
+    CREATE TABLE asked_questions (
+        id INTEGER PRIMARY KEY,
+        question_id TEXT NOT NULL,
+        chat_id INTEGER NOT NULL REFERENCES chats (id),
+        interview_id INTEGER REFERENCES interviews (id),
+        position INTEGER NOT NULL DEFAULT 0,
+        option_order TEXT NOT NULL,
+        asked_at REAL NOT NULL,
+        deadline REAL,
+        closed_at REAL,
+        UNIQUE (interview_id, position)
+    );
+    CREATE TABLE answers (
+        id INTEGER PRIMARY KEY,
+        asked_id INTEGER NOT NULL REFERENCES asked_questions (id),
+        user_id INTEGER NOT NULL REFERENCES users (id),
+        option_index INTEGER,
+        correct INTEGER NOT NULL CHECK (correct IN (0, 1)),
+        latency_ms INTEGER,
+        answered_at REAL NOT NULL,
+        UNIQUE (asked_id, user_id)
+    );
+    """,
+    # 2: where each question was posted (so it can be edited later), and the indexes history needs.
+    """
+    ALTER TABLE asked_questions ADD COLUMN message_ref TEXT;
+    CREATE INDEX answers_by_user ON answers (user_id, answered_at);
+    CREATE INDEX asked_by_chat ON asked_questions (chat_id, asked_at);
+    CREATE INDEX interviews_by_user ON interviews (user_id, started_at);
+    """,
+)
+
+LATEST = len(MIGRATIONS)
+
+
+class SchemaTooNew(sqlite3.DatabaseError):
+    """The file was written by a newer interview-bot; refusing to touch it loses nothing."""
+
+
+async def migrate(db: aiosqlite.Connection, target: int = LATEST) -> int:
+    """Apply the migrations the database has not seen, up to `target`; returns the version before."""
+    async with db.execute("PRAGMA user_version") as cursor:
+        row = await cursor.fetchone()
+    version = int(row[0]) if row else 0
+    if version > LATEST:
+        raise SchemaTooNew(f"database schema version {version} is newer than this program's ({LATEST})")
+    for number in range(version + 1, target + 1):
+        script = MIGRATIONS[number - 1]
+        try:
+            await db.executescript(f"BEGIN IMMEDIATE;\n{script}\nPRAGMA user_version = {number};\nCOMMIT;")
+        except sqlite3.Error:
+            if db.in_transaction:
+                await db.rollback()
+            raise
+    return version

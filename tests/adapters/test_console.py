@@ -1,0 +1,92 @@
+"""The console adapter end to end, as a subprocess with piped answers, as a script would use it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FIXTURE_BANK
+
+
+def run(args: list[str], stdin: str, db: Path, **env: str) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "INTERVIEW_BOT_DB": str(db), "INTERVIEW_BOT_QUESTIONS": str(FIXTURE_BANK),
+                   "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8", **env}
+    return subprocess.run([sys.executable, "-m", "bot", *args], input=stdin, capture_output=True, text=True,
+                          env=environment, timeout=60)
+
+
+def test_scripted_interview_with_json_report(tmp_path) -> None:
+    done = run(["console", "--count", "3", "--seed", "4", "--json"], "a\nb\nc\n", tmp_path / "db.sqlite3")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["total"] == 3 and report["status"] == "finished"
+    assert [q["chosen"] for q in report["questions"]] == ["a", "b", "c"]
+    assert report["score"] == sum(q["right"] for q in report["questions"])
+    assert all(q["right"] == (q["chosen"] == q["correct_letter"]) for q in report["questions"])
+    assert sum(t["total"] for t in report["by_topic"].values()) == 3
+    assert "Question 1/3" in done.stderr and "Interview report" in done.stderr
+
+
+def test_the_same_seed_asks_the_same_questions(tmp_path) -> None:
+    first = json.loads(run(["console", "--count", "2", "--seed", "9", "--json"], "a\na\n", tmp_path / "1.db").stdout)
+    second = json.loads(run(["console", "--count", "2", "--seed", "9", "--json"], "a\na\n", tmp_path / "2.db").stdout)
+    assert [q["id"] for q in first["questions"]] == [q["id"] for q in second["questions"]]
+
+
+def test_invalid_letters_are_asked_again_and_end_of_input_stops(tmp_path) -> None:
+    done = run(["console", "--count", "3", "--seed", "1", "--json"], "x\n\nb\n", tmp_path / "db.sqlite3")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["status"] == "stopped" and report["questions"][0]["chosen"] == "b"
+    assert "Please type one of" in done.stderr and "No more input" in done.stderr
+
+
+def test_turkish_text_mode(tmp_path) -> None:
+    done = run(["console", "--count", "1", "--lang", "tr", "--topic", "leakage-basics", "--difficulty", "2"], "a\n",
+               tmp_path / "db.sqlite3")
+    assert done.returncode == 0, done.stderr
+    assert "Soru 1/1" in done.stdout and "Mülakat raporu" in done.stdout and "Neden" in done.stdout
+
+
+def test_quit_and_resume_after_a_restart(tmp_path) -> None:
+    db = tmp_path / "db.sqlite3"
+    stopped = run(["console", "--count", "3", "--seed", "2"], "a\nq\n", db)
+    assert stopped.returncode == 0 and "Interview stopped." in stopped.stdout
+    # A process killed mid-interview: the open question is still there for --resume.
+    killed = subprocess.Popen([sys.executable, "-m", "bot", "console", "--count", "3", "--seed", "3"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "INTERVIEW_BOT_DB": str(db),
+                                   "INTERVIEW_BOT_QUESTIONS": str(FIXTURE_BANK)})
+    assert killed.stdout is not None and killed.stdin is not None
+    killed.stdin.write("a\n")
+    killed.stdin.flush()
+    while "Question 2/3" not in killed.stdout.readline():
+        pass
+    killed.kill()
+    killed.wait()
+    resumed = run(["console", "--resume", "--json"], "a\na\n", db)
+    assert resumed.returncode == 0, resumed.stderr
+    report = json.loads(resumed.stdout)
+    assert report["total"] == 3 and report["status"] == "finished" and report["questions"][0]["chosen"] == "a"
+    assert "Carrying on" in resumed.stderr
+
+
+@pytest.mark.parametrize("args, words", [
+    (["console", "--topic", "nope"], "Unknown topic nope"),
+    (["console", "--count", "0"], "--count must be at least 1"),
+])
+def test_bad_requests_get_one_clear_line(tmp_path, args, words) -> None:
+    done = run(args, "", tmp_path / "db.sqlite3")
+    assert done.returncode != 0 and words in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_broken_bank_is_reported_not_raised(tmp_path) -> None:
+    (tmp_path / "bad.yaml").write_text("role: [", encoding="utf-8")
+    done = run(["console"], "", tmp_path / "db.sqlite3", INTERVIEW_BOT_QUESTIONS=str(tmp_path))
+    assert done.returncode == 1 and "bad.yaml:1: yaml: syntax error" in done.stderr
+    assert "Traceback" not in done.stderr

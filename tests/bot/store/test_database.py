@@ -1,0 +1,100 @@
+"""The store: pragmas, constraints, and upgrading an older database in place."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from bot.domain import ChatRef, InterviewFilters, RecordedAnswer, UserRef
+from bot.store import Database
+from bot.store import interviews as records
+from bot.store.migrations import LATEST, SchemaTooNew
+from bot.store.people import ensure_chat, ensure_user, move_chat, update_chat_settings
+
+
+async def test_new_file_gets_wal_foreign_keys_and_latest_schema(tmp_path) -> None:
+    path = tmp_path / "deep" / "folder" / "bot.sqlite3"
+    async with await Database.open(path) as db:
+        assert (await db.fetch_one("PRAGMA journal_mode"))[0] == "wal"
+        assert (await db.fetch_one("PRAGMA foreign_keys"))[0] == 1
+        assert await db.schema_version() == LATEST
+    assert path.exists()
+
+
+async def _answer_setup(db: Database):
+    user = await ensure_user(db, UserRef("t", "u1", "U"), 1.0)
+    chat = await ensure_chat(db, ChatRef("t", "c1"), 1.0)
+    interview_id = await records.create_interview(db, user.id, chat.id, InterviewFilters(), ["fx-001"], "en", 1.0)
+    asked = await records.ask(db, "fx-001", chat.id, interview_id, 0, (1, 0, 2, 3), 1.0, None)
+    return user, chat, asked
+
+
+async def test_one_answer_per_user_per_asked_question(db: Database) -> None:
+    user, _, asked = await _answer_setup(db)
+    answer = RecordedAnswer(asked.id, user.id, 0, True, 100, 2.0)
+    async with db.transaction() as connection:
+        await records.insert_answer(connection, answer)
+    with pytest.raises(records.AlreadyAnswered):
+        async with db.transaction() as connection:
+            await records.insert_answer(connection, answer)
+    assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == 1
+
+
+async def test_foreign_keys_are_enforced(db: Database) -> None:
+    with pytest.raises(sqlite3.IntegrityError):
+        async with db.transaction() as connection:
+            await records.insert_answer(connection, RecordedAnswer(12345, 999, 0, True, 1, 1.0))
+
+
+async def test_a_failed_transaction_leaves_nothing(db: Database) -> None:
+    user, chat, _ = await _answer_setup(db)
+    with pytest.raises(RuntimeError):
+        async with db.transaction() as connection:
+            await connection.execute("UPDATE users SET name = 'changed' WHERE id = ?", (user.id,))
+            raise RuntimeError("crash between two writes")
+    assert (await db.fetch_one("SELECT name FROM users WHERE id = ?", (user.id,)))[0] == "U"
+
+
+async def test_only_one_active_interview_per_user(db: Database) -> None:
+    user, chat, _ = await _answer_setup(db)
+    with pytest.raises(sqlite3.IntegrityError):
+        async with db.transaction() as connection:
+            await connection.execute(
+                "INSERT INTO interviews (user_id, chat_id, status, filters, plan, language, started_at)"
+                " VALUES (?, ?, 'active', '{}', '[]', 'en', 0)", (user.id, chat.id))
+
+
+async def test_chat_settings_merge_and_migration_of_chat_ids(db: Database) -> None:
+    chat = await ensure_chat(db, ChatRef("telegram", "-100", "group"), 1.0)
+    assert await update_chat_settings(db, chat.id, {"time": "09:00", "tz": "Europe/Istanbul"}) == {
+        "time": "09:00", "tz": "Europe/Istanbul"}
+    assert await update_chat_settings(db, chat.id, {"time": None}) == {"tz": "Europe/Istanbul"}
+    await move_chat(db, "telegram", "-100", "-100200")
+    moved = await ensure_chat(db, ChatRef("telegram", "-100200", "group"), 2.0)
+    assert moved.id == chat.id and moved.settings == {"tz": "Europe/Istanbul"}
+
+
+async def test_an_older_database_is_upgraded_in_place(tmp_path) -> None:
+    path = tmp_path / "old.sqlite3"
+    async with await Database.open(path, migrate_to=1) as old:
+        assert await old.schema_version() == 1
+        user, chat, asked = await _answer_setup(old)
+        columns = [row[1] for row in await old.fetch_all("PRAGMA table_info(asked_questions)")]
+        assert "message_ref" not in columns
+    async with await Database.open(path) as db:
+        assert await db.schema_version() == LATEST
+        kept = await records.get_asked(db, asked.id)
+        assert kept == asked, "rows written under the old schema survive"
+        await records.set_message_ref(db, asked.id, "chat:1/message:2")
+        assert await records.message_ref(db, asked.id) == "chat:1/message:2"
+
+
+async def test_a_newer_database_is_refused_untouched(tmp_path) -> None:
+    path = tmp_path / "future.sqlite3"
+    connection = sqlite3.connect(path)
+    connection.execute(f"PRAGMA user_version = {LATEST + 5}")
+    connection.close()
+    with pytest.raises(SchemaTooNew):
+        await Database.open(path)
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == LATEST + 5

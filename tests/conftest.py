@@ -1,0 +1,43 @@
+"""Shared fixtures: a small fixture bank, a real SQLite file per test, a clock that moves on command."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from bot.bank import load_bank
+from bot.bank.loader import Bank
+from bot.clock import ManualClock
+from bot.engine import InterviewEngine
+from bot.store import Database
+
+FIXTURE_BANK = Path(__file__).parent / "fixtures" / "bank"
+
+
+@pytest.fixture(scope="session")
+def bank() -> Bank:
+    return load_bank([FIXTURE_BANK])
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "store.sqlite3"
+
+
+@pytest.fixture
+async def db(db_path: Path):
+    database = await Database.open(db_path)
+    yield database
+    await database.close()
+
+
+@pytest.fixture
+def engine(db: Database, bank: Bank, clock: ManualClock) -> InterviewEngine:
+    return InterviewEngine(db, bank, clock, random.Random(7))
