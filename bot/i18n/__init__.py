@@ -1,4 +1,7 @@
-"""User-facing text in Turkish and English, kept as data (en.yaml, tr.yaml beside this file).
+"""User-facing text in Turkish and English, kept as data: every YAML file in en/ and tr/ beside this file.
+
+Each file holds one area's keys (core.yaml, telegram.yaml, discord.yaml ...); a key may be defined
+in only one file, and tr/ and en/ must hold the same keys (tests check both).
 
 `t(language, "answer.right", letter="b")` looks a dotted key up; a missing key falls back to English
 and then to the key itself, so a gap in a catalog never breaks a reply.
@@ -29,10 +32,19 @@ def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, str]:
     return flat
 
 
+def catalog_files(language: str) -> dict[str, dict[str, str]]:
+    """Each catalog file of a language with its flattened keys."""
+    folder = resources.files("bot.i18n").joinpath(language)
+    files = sorted((entry for entry in folder.iterdir() if entry.name.endswith(".yaml")), key=lambda e: e.name)
+    return {entry.name: _flatten(yaml.safe_load(entry.read_text(encoding="utf-8")) or {}) for entry in files}
+
+
 @cache
 def catalog(language: str) -> dict[str, str]:
-    text = resources.files("bot.i18n").joinpath(f"{language}.yaml").read_text(encoding="utf-8")
-    return _flatten(yaml.safe_load(text))
+    merged: dict[str, str] = {}
+    for keys in catalog_files(language).values():
+        merged.update(keys)
+    return merged
 
 
 def t(language: str, key: str, **values: Any) -> str:

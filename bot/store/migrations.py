@@ -76,6 +76,51 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX asked_by_chat ON asked_questions (chat_id, asked_at);
     CREATE INDEX interviews_by_user ON interviews (user_id, started_at);
     """,
+    # 3: daily questions (subscriptions, one scheduled post per chat per local day), points, review cards.
+    """
+    CREATE TABLE subscriptions (
+        chat_id INTEGER PRIMARY KEY REFERENCES chats (id),
+        post_time TEXT NOT NULL,
+        timezone TEXT NOT NULL,
+        weekdays TEXT,
+        topic TEXT,
+        difficulty INTEGER CHECK (difficulty BETWEEN 1 AND 3),
+        reveal_after_s INTEGER NOT NULL DEFAULT 43200,
+        active INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE TABLE daily_posts (
+        id INTEGER PRIMARY KEY,
+        chat_id INTEGER NOT NULL REFERENCES chats (id),
+        asked_id INTEGER NOT NULL UNIQUE REFERENCES asked_questions (id),
+        kind TEXT NOT NULL CHECK (kind IN ('scheduled', 'manual')),
+        local_date TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'sent', 'unknown', 'failed', 'revealed')),
+        reveal_at REAL NOT NULL,
+        created_at REAL NOT NULL,
+        sent_at REAL,
+        revealed_at REAL,
+        error TEXT
+    );
+    CREATE UNIQUE INDEX one_scheduled_post_per_chat_and_local_day
+        ON daily_posts (chat_id, local_date) WHERE kind = 'scheduled';
+    CREATE INDEX daily_posts_to_reveal ON daily_posts (state, reveal_at);
+    ALTER TABLE answers ADD COLUMN points INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE interviews ADD COLUMN kind TEXT NOT NULL DEFAULT 'interview' CHECK (kind IN ('interview', 'review'));
+    CREATE TABLE review_cards (
+        user_id INTEGER NOT NULL REFERENCES users (id),
+        question_id TEXT NOT NULL,
+        repetitions INTEGER NOT NULL DEFAULT 0,
+        interval_days REAL NOT NULL DEFAULT 0,
+        ease REAL NOT NULL DEFAULT 2.5,
+        due_at REAL NOT NULL,
+        lapses INTEGER NOT NULL DEFAULT 0,
+        last_reviewed_at REAL,
+        PRIMARY KEY (user_id, question_id)
+    );
+    CREATE INDEX review_cards_due ON review_cards (user_id, due_at);
+    """,
 )
 
 LATEST = len(MIGRATIONS)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import string
 
-from bot.i18n import catalog, language_from_locale, resolve_language, t
+from bot.i18n import catalog, catalog_files, language_from_locale, resolve_language, t
 
 
 def placeholders(template: str) -> set[str]:
@@ -29,6 +29,16 @@ def test_every_key_used_in_code_exists() -> None:
         used |= set(re.findall(r'\bt\([^,()]+,\s*"([a-z_]+\.[a-z_.0-9]+)"', path.read_text(encoding="utf-8")))
     assert used, "the scan found no keys: the pattern is broken"
     assert used - set(catalog("en")) == set()
+
+
+def test_a_key_lives_in_one_file_and_both_languages_have_the_same_files() -> None:
+    assert set(catalog_files("en")) == set(catalog_files("tr"))
+    for language in ("en", "tr"):
+        seen: dict[str, str] = {}
+        for name, keys in catalog_files(language).items():
+            for key in keys:
+                assert key not in seen, f"{language}: {key} in both {seen[key]} and {name}"
+                seen[key] = name
 
 
 def test_lookup_fills_placeholders_and_falls_back() -> None:
