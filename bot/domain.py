@@ -159,6 +159,7 @@ class RecordedAnswer:
     correct: bool
     latency_ms: int | None
     answered_at: float
+    points: int = 0
 
 
 @dataclass(frozen=True)

@@ -18,37 +18,22 @@ from datetime import timedelta
 from bot.bank.loader import Bank
 from bot.clock import Clock
 from bot.domain import AskedQuestion, ChatRef, InterviewFilters, Question, RecordedAnswer, Report, UserRef
+from bot.errors import AnswerRefused, UserError
 from bot.i18n import resolve_language
 from bot.report import build_report
 from bot.selection import plan_interview, shuffled_options
 from bot.store import interviews as records
 from bot.store.database import Database
 from bot.store.people import ensure_chat, ensure_user
+from bot.store.review import due_questions, record_review
 from bot.tokens import parse_answer_token
 
 log = logging.getLogger(__name__)
 RECENT = timedelta(days=14)  # questions seen this recently are asked only when nothing fresher is left
 
 
-class AnswerRefused(Exception):
-    """A click that must not count; `reason` names the i18n text `refusal.<reason>` the user sees."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-    @property
-    def message_key(self) -> str:
-        return f"refusal.{self.reason}"
-
-
-class InterviewError(Exception):
-    """An interview cannot start; `key` and `values` make the user's message (i18n)."""
-
-    def __init__(self, key: str, **values: str) -> None:
-        super().__init__(key)
-        self.key = key
-        self.values = values
+class InterviewError(UserError):
+    """An interview cannot start as asked (unknown topic, no matching questions)."""
 
 
 @dataclass(frozen=True)
@@ -86,23 +71,37 @@ class InterviewEngine:
     async def start(self, user: UserRef, chat: ChatRef, filters: InterviewFilters) -> Delivery:
         """A new interview (stopping any the user had open) and its first question."""
         unknown = [topic for topic in filters.topics if topic not in self.bank.topics]
-        now = self.clock.now()
-        person = await ensure_user(self.db, user, now)
-        place = await ensure_chat(self.db, chat, now)
-        language = resolve_language(user=person.language, chat=place.language, locale=user.locale)
         if unknown:
             raise InterviewError("interview.unknown_topic", topic=", ".join(unknown),
                                  known=", ".join(sorted(self.bank.topics)))
-        seen = await records.recently_seen(self.db, person.id, now - RECENT.total_seconds())
+        person = await ensure_user(self.db, user, self.clock.now())
+        seen = await records.recently_seen(self.db, person.id, self.clock.now() - RECENT.total_seconds())
         plan = plan_interview(self.bank, filters, seen, self.rng)
         if not plan:
             raise InterviewError("interview.none_found", topics=", ".join(filters.topics) or "*",
                                  level=str(filters.difficulty or filters.seniority or "*"))
-        interview_id = await records.create_interview(self.db, person.id, place.id, filters, plan, language, now)
+        return await self._begin(user, chat, filters, plan, "interview")
+
+    async def start_review(self, user: UserRef, chat: ChatRef, count: int = 10) -> Delivery | None:
+        """An interview over the user's review cards that are due now, most overdue first; None if none is."""
+        person = await ensure_user(self.db, user, self.clock.now())
+        plan = await due_questions(self.db, person.id, self.clock.now(), count, known=self.bank.questions)
+        if not plan:
+            return None
+        return await self._begin(user, chat, InterviewFilters(count=len(plan)), plan, "review")
+
+    async def _begin(self, user: UserRef, chat: ChatRef, filters: InterviewFilters, plan: list[str],
+                     kind: str) -> Delivery:
+        now = self.clock.now()
+        person = await ensure_user(self.db, user, now)
+        place = await ensure_chat(self.db, chat, now)
+        language = resolve_language(user=person.language, chat=place.language, locale=user.locale)
+        interview_id = await records.create_interview(self.db, person.id, place.id, filters, plan, language, now,
+                                                      kind)
         first = self.bank.questions[plan[0]]
         asked = await records.ask(self.db, first.id, place.id, interview_id, 0, shuffled_options(first, self.rng),
                                   now, self._deadline(filters, now))
-        log.info("interview %d started: user %d, %d questions", interview_id, person.id, len(plan))
+        log.info("%s %d started: user %d, %d questions", kind, interview_id, person.id, len(plan))
         return Delivery(asked, first, 1, len(plan), language, interview_id)
 
     async def current(self, user: UserRef) -> Delivery | None:
@@ -184,6 +183,7 @@ class InterviewEngine:
                 await records.insert_answer(connection, answer)
             except records.AlreadyAnswered:
                 raise AnswerRefused("already_answered") from None
+            await record_review(connection, answer.user_id, asked.question_id, answer.correct, answer.latency_ms, now)
             if not await records.close_asked(connection, asked.id, now):
                 raise AnswerRefused("closed")
             next_id = None

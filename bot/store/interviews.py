@@ -49,11 +49,11 @@ def _asked(row: Any) -> AskedQuestion:
 
 def _answer(row: Any) -> RecordedAnswer:
     return RecordedAnswer(row["asked_id"], row["user_id"], row["option_index"], bool(row["correct"]),
-                          row["latency_ms"], row["answered_at"])
+                          row["latency_ms"], row["answered_at"], row["points"])
 
 
 async def create_interview(db: Database, user_id: int, chat_id: int, filters: InterviewFilters,
-                           plan: list[str], language: str, now: float) -> int:
+                           plan: list[str], language: str, now: float, kind: str = "interview") -> int:
     """A new active interview; an earlier active one of the same user is stopped first."""
     filters_json = json.dumps({**filters.__dict__, "topics": list(filters.topics)})
     async with db.transaction() as connection:
@@ -62,9 +62,9 @@ async def create_interview(db: Database, user_id: int, chat_id: int, filters: In
             (now, user_id),
         )
         cursor = await connection.execute(
-            """INSERT INTO interviews (user_id, chat_id, status, filters, plan, language, started_at)
-               VALUES (?, ?, 'active', ?, ?, ?, ?)""",
-            (user_id, chat_id, filters_json, json.dumps(plan), language, now),
+            """INSERT INTO interviews (user_id, chat_id, status, filters, plan, language, started_at, kind)
+               VALUES (?, ?, 'active', ?, ?, ?, ?, ?)""",
+            (user_id, chat_id, filters_json, json.dumps(plan), language, now, kind),
         )
         return int(cursor.lastrowid or 0)
 
@@ -117,7 +117,7 @@ async def open_asked(db: Database, interview_id: int) -> AskedQuestion | None:
 async def interview_asked(db: Database, interview_id: int) -> list[tuple[AskedQuestion, RecordedAnswer | None]]:
     """Every question asked in an interview, in order, with its owner's answer if one was recorded."""
     rows = await db.fetch_all(
-        """SELECT q.*, a.asked_id, a.user_id, a.option_index, a.correct, a.latency_ms, a.answered_at
+        """SELECT q.*, a.asked_id, a.user_id, a.option_index, a.correct, a.latency_ms, a.answered_at, a.points
            FROM asked_questions q
            JOIN interviews i ON i.id = q.interview_id
            LEFT JOIN answers a ON a.asked_id = q.id AND a.user_id = i.user_id
@@ -142,10 +142,10 @@ async def insert_answer(connection: aiosqlite.Connection, answer: RecordedAnswer
     """Inside a caller's transaction; AlreadyAnswered when this user already answered this question."""
     try:
         await connection.execute(
-            """INSERT INTO answers (asked_id, user_id, option_index, correct, latency_ms, answered_at)
-               VALUES (?, ?, ?, ?, ?, ?)""",
+            """INSERT INTO answers (asked_id, user_id, option_index, correct, latency_ms, answered_at, points)
+               VALUES (?, ?, ?, ?, ?, ?, ?)""",
             (answer.asked_id, answer.user_id, answer.option_index, int(answer.correct), answer.latency_ms,
-             answer.answered_at),
+             answer.answered_at, answer.points),
         )
     except sqlite3.IntegrityError as error:
         if "UNIQUE" in str(error):

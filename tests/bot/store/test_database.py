@@ -79,15 +79,30 @@ async def test_an_older_database_is_upgraded_in_place(tmp_path) -> None:
     path = tmp_path / "old.sqlite3"
     async with await Database.open(path, migrate_to=1) as old:
         assert await old.schema_version() == 1
-        user, chat, asked = await _answer_setup(old)
+        async with old.transaction() as connection:  # rows as version 1 of the program wrote them
+            await connection.executescript("""
+                INSERT INTO users (id, platform, platform_user_id, name, created_at) VALUES (1, 't', 'u1', 'U', 1);
+                INSERT INTO chats (id, platform, platform_chat_id, kind, created_at) VALUES (1, 't', 'c1', 'private', 1);
+                INSERT INTO interviews (id, user_id, chat_id, status, filters, plan, language, started_at)
+                    VALUES (1, 1, 1, 'active', '{"count": 1}', '["fx-001"]', 'en', 1);
+                INSERT INTO asked_questions (id, question_id, chat_id, interview_id, position, option_order, asked_at)
+                    VALUES (1, 'fx-001', 1, 1, 0, '1023', 1);
+                INSERT INTO answers (asked_id, user_id, option_index, correct, latency_ms, answered_at)
+                    VALUES (1, 1, 0, 1, 900, 2);""")
         columns = [row[1] for row in await old.fetch_all("PRAGMA table_info(asked_questions)")]
         assert "message_ref" not in columns
     async with await Database.open(path) as db:
         assert await db.schema_version() == LATEST
-        kept = await records.get_asked(db, asked.id)
-        assert kept == asked, "rows written under the old schema survive"
-        await records.set_message_ref(db, asked.id, "chat:1/message:2")
-        assert await records.message_ref(db, asked.id) == "chat:1/message:2"
+        kept = await records.get_asked(db, 1)
+        assert kept is not None and kept.option_order == (1, 0, 2, 3), "rows written under the old schema survive"
+        interview = await records.get_interview(db, 1)
+        assert interview is not None and interview.plan == ("fx-001",)
+        answer = await records.get_answer(db, 1, 1)
+        assert answer is not None and answer.points == 0 and answer.latency_ms == 900
+        await records.set_message_ref(db, 1, "chat:1/message:2")
+        assert await records.message_ref(db, 1) == "chat:1/message:2"
+        row = await db.fetch_one("SELECT kind FROM interviews WHERE id = 1")
+        assert row["kind"] == "interview"
 
 
 async def test_a_newer_database_is_refused_untouched(tmp_path) -> None:

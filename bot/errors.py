@@ -1,0 +1,24 @@
+"""Errors a user can cause, each carrying the i18n key and values of the message they see."""
+
+from __future__ import annotations
+
+
+class UserError(Exception):
+    """A request that cannot be done as asked; `key` and `values` make the user's message."""
+
+    def __init__(self, key: str, **values: object) -> None:
+        super().__init__(key)
+        self.key = key
+        self.values = values
+
+
+class AnswerRefused(Exception):
+    """A click that must not count; `reason` names the text `refusal.<reason>` the clicker sees."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+    @property
+    def message_key(self) -> str:
+        return f"refusal.{self.reason}"

@@ -1,0 +1,173 @@
+"""Subscriptions and daily posts: what each chat wants, and every post's life from intent to reveal.
+
+A scheduled post is recorded (state 'pending') before it is sent; the unique index on
+(chat, local day) makes a second scheduled post in one local day impossible, whatever restarts.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from bot.store.database import Database
+from bot.store.interviews import insert_asked
+
+
+@dataclass(frozen=True)
+class Subscription:
+    chat_id: int
+    post_time: str
+    timezone: str
+    weekdays: tuple[int, ...] | None
+    topic: str | None
+    difficulty: int | None
+    reveal_after_s: int
+    active: bool
+
+
+@dataclass(frozen=True)
+class DailyPost:
+    id: int
+    chat_id: int
+    asked_id: int
+    kind: str
+    local_date: str
+    state: str
+    reveal_at: float
+    sent_at: float | None
+
+
+def _subscription(row: Any) -> Subscription:
+    weekdays = tuple(int(d) for d in row["weekdays"].split(",")) if row["weekdays"] else None
+    return Subscription(row["chat_id"], row["post_time"], row["timezone"], weekdays, row["topic"], row["difficulty"],
+                        row["reveal_after_s"], bool(row["active"]))
+
+
+def _post(row: Any) -> DailyPost:
+    return DailyPost(row["id"], row["chat_id"], row["asked_id"], row["kind"], row["local_date"], row["state"],
+                     row["reveal_at"], row["sent_at"])
+
+
+async def save_subscription(db: Database, chat_id: int, post_time: str, timezone: str,
+                            weekdays: tuple[int, ...] | None, topic: str | None, difficulty: int | None,
+                            reveal_after_s: int, now: float) -> Subscription:
+    weekday_text = ",".join(map(str, weekdays)) if weekdays else None
+    async with db.transaction() as connection:
+        await connection.execute(
+            """INSERT INTO subscriptions (chat_id, post_time, timezone, weekdays, topic, difficulty, reveal_after_s,
+                                          active, created_at, updated_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+               ON CONFLICT (chat_id) DO UPDATE SET post_time = excluded.post_time, timezone = excluded.timezone,
+                   weekdays = excluded.weekdays, topic = excluded.topic, difficulty = excluded.difficulty,
+                   reveal_after_s = excluded.reveal_after_s, active = 1, updated_at = excluded.updated_at""",
+            (chat_id, post_time, timezone, weekday_text, topic, difficulty, reveal_after_s, now, now),
+        )
+    subscription = await get_subscription(db, chat_id)
+    assert subscription is not None
+    return subscription
+
+
+async def get_subscription(db: Database, chat_id: int) -> Subscription | None:
+    row = await db.fetch_one("SELECT * FROM subscriptions WHERE chat_id = ?", (chat_id,))
+    return _subscription(row) if row else None
+
+
+async def deactivate_subscription(db: Database, chat_id: int, now: float) -> bool:
+    async with db.transaction() as connection:
+        cursor = await connection.execute(
+            "UPDATE subscriptions SET active = 0, updated_at = ? WHERE chat_id = ? AND active = 1", (now, chat_id))
+        return cursor.rowcount == 1
+
+
+async def active_subscriptions(db: Database) -> list[Subscription]:
+    return [_subscription(row) for row in await db.fetch_all("SELECT * FROM subscriptions WHERE active = 1")]
+
+
+async def create_post(db: Database, chat_id: int, question_id: str, option_order: tuple[int, ...], kind: str,
+                      local_day: str, reveal_at: float, now: float) -> DailyPost | None:
+    """Record the intent to post; None when this chat already has its scheduled post for that day."""
+    try:
+        async with db.transaction() as connection:
+            asked_id = await insert_asked(connection, question_id, chat_id, None, 0, option_order, now, reveal_at)
+            cursor = await connection.execute(
+                """INSERT INTO daily_posts (chat_id, asked_id, kind, local_date, state, reveal_at, created_at)
+                   VALUES (?, ?, ?, ?, 'pending', ?, ?)""",
+                (chat_id, asked_id, kind, local_day, reveal_at, now),
+            )
+            post_id = int(cursor.lastrowid or 0)
+    except sqlite3.IntegrityError as error:
+        if "UNIQUE" in str(error):
+            return None
+        raise
+    return await get_post(db, post_id)
+
+
+async def get_post(db: Database, post_id: int) -> DailyPost | None:
+    row = await db.fetch_one("SELECT * FROM daily_posts WHERE id = ?", (post_id,))
+    return _post(row) if row else None
+
+
+async def post_of_asked(db: Database, asked_id: int) -> DailyPost | None:
+    row = await db.fetch_one("SELECT * FROM daily_posts WHERE asked_id = ?", (asked_id,))
+    return _post(row) if row else None
+
+
+async def has_scheduled_post(db: Database, chat_id: int, local_day: str) -> bool:
+    row = await db.fetch_one(
+        "SELECT 1 FROM daily_posts WHERE chat_id = ? AND local_date = ? AND kind = 'scheduled'", (chat_id, local_day))
+    return row is not None
+
+
+async def mark_post(db: Database, post_id: int, state: str, now: float, error: str | None = None) -> None:
+    column = {"sent": "sent_at", "revealed": "revealed_at"}.get(state)
+    async with db.transaction() as connection:
+        await connection.execute(
+            f"UPDATE daily_posts SET state = ?, error = coalesce(?, error)"
+            f"{f', {column} = ?' if column else ''} WHERE id = ?",
+            (state, error, now, post_id) if column else (state, error, post_id),
+        )
+        if state == "revealed":
+            await connection.execute(
+                "UPDATE asked_questions SET closed_at = coalesce(closed_at, ?) "
+                "WHERE id = (SELECT asked_id FROM daily_posts WHERE id = ?)", (now, post_id))
+
+
+async def posts_to_reveal(db: Database, now: float, chat_id: int | None = None) -> list[DailyPost]:
+    """Posts that went out (or may have) and are due for their reveal; all of a chat's when chat_id is given."""
+    if chat_id is not None:
+        rows = await db.fetch_all(
+            "SELECT * FROM daily_posts WHERE chat_id = ? AND state IN ('sent', 'unknown') ORDER BY id", (chat_id,))
+    else:
+        rows = await db.fetch_all(
+            "SELECT * FROM daily_posts WHERE state IN ('sent', 'unknown') AND reveal_at <= ? ORDER BY reveal_at",
+            (now,))
+    return [_post(row) for row in rows]
+
+
+async def pending_reveals(db: Database) -> list[DailyPost]:
+    rows = await db.fetch_all("SELECT * FROM daily_posts WHERE state IN ('sent', 'unknown') ORDER BY reveal_at")
+    return [_post(row) for row in rows]
+
+
+async def asked_in_chat(db: Database, chat_id: int) -> dict[str, float]:
+    """Daily questions this chat has had, with when each was last posted."""
+    rows = await db.fetch_all(
+        "SELECT question_id, max(asked_at) AS last FROM asked_questions WHERE chat_id = ? AND interview_id IS NULL "
+        "GROUP BY question_id", (chat_id,))
+    return {row["question_id"]: row["last"] for row in rows}
+
+
+@dataclass(frozen=True)
+class PostStats:
+    answered: int
+    right: int
+    fastest: tuple[tuple[str, int], ...]  # (name, latency ms) of the fastest right answers
+
+
+async def post_stats(db: Database, asked_id: int, fastest: int = 3) -> PostStats:
+    row = await db.fetch_one("SELECT count(*), coalesce(sum(correct), 0) FROM answers WHERE asked_id = ?", (asked_id,))
+    rows = await db.fetch_all(
+        """SELECT u.name, a.latency_ms FROM answers a JOIN users u ON u.id = a.user_id
+           WHERE a.asked_id = ? AND a.correct = 1 ORDER BY a.latency_ms, a.id LIMIT ?""", (asked_id, fastest))
+    return PostStats(int(row[0]), int(row[1]), tuple((r["name"], r["latency_ms"]) for r in rows))

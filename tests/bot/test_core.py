@@ -1,0 +1,97 @@
+"""The core facade as adapters use it: clicks, deadlines through the port, review, progress, boards."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.core import Core
+from bot.domain import LETTERS, ChatRef, InterviewFilters, UserRef
+from bot.errors import UserError
+from bot.messages import Table
+from bot.store.interviews import get_asked
+from tests.fakes import RecordingPort
+
+ALICE = UserRef("test", "alice", "Alice", "en-GB")
+DM = ChatRef("test", "alice", "private")
+
+
+@pytest.fixture
+async def core(db, bank, clock):
+    core = Core(db, bank, clock, random.Random(5), scheduled=False)
+    core.add_port(RecordingPort())
+    return core
+
+
+async def wrong_token(core: Core, asked_id: int) -> str:
+    asked = await get_asked(core.db, asked_id)
+    question = core.bank.questions[asked.question_id]
+    position = next(p for p, i in enumerate(asked.option_order) if i != question.correct_index)
+    return f"a:{asked_id}:{LETTERS[position]}"
+
+
+async def test_click_edits_the_question_and_sends_the_next(core: Core) -> None:
+    first = await core.start_interview(ALICE, DM, InterviewFilters(count=2))
+    assert first.asked_id and first.message.buttons
+    reply = await core.click(ALICE, DM, await wrong_token(core, first.asked_id))
+    assert not reply.alert and reply.popup.startswith("❌")
+    assert reply.edit is not None and not reply.edit.buttons and "Why" in reply.edit.plain_text()
+    [next_question] = reply.follow_ups
+    assert next_question.asked_id and next_question.message.buttons
+    forged = await core.click(ALICE, DM, "a:1:z")
+    assert forged.alert and forged.edit is None and forged.follow_ups == ()
+
+
+async def test_deadline_edits_through_the_port_and_moves_on(core: Core, clock) -> None:
+    first = await core.start_interview(ALICE, DM, InterviewFilters(count=2, time_limit_s=20))
+    await core.posted(first.asked_id, "alice/1")
+    clock.advance(21)
+    await core.tick()
+    port = core.ports["test"]
+    [(chat, ref, edited)] = port.edits
+    assert (chat, ref) == ("alice", "alice/1") and "Time is up" in edited.plain_text()
+    assert len(port.sent) == 1 and port.sent[0][1].buttons
+
+
+async def test_missed_questions_come_back_for_review(core: Core, clock) -> None:
+    first = await core.start_interview(ALICE, DM, InterviewFilters(count=1))
+    await core.click(ALICE, DM, await wrong_token(core, first.asked_id))
+    nothing_yet = await core.review(ALICE, DM)
+    assert nothing_yet.asked_id is None and nothing_yet.message.blocks
+    clock.advance(86400 + 1)
+    review = await core.review(ALICE, DM)
+    assert review.asked_id is not None
+    asked = await get_asked(core.db, review.asked_id)
+    assert asked.question_id == (await get_asked(core.db, first.asked_id)).question_id
+
+
+async def test_progress_has_a_chart_and_history_lists_interviews(core: Core) -> None:
+    first = await core.start_interview(ALICE, DM, InterviewFilters(count=1))
+    await core.click(ALICE, DM, await wrong_token(core, first.asked_id))
+    progress = await core.progress(ALICE)
+    assert progress.image is not None and progress.image.startswith(b"\x89PNG")
+    history = await core.history(ALICE)
+    assert any(isinstance(block, Table) for block in history.blocks)
+
+
+async def test_language_choice_and_errors(core: Core) -> None:
+    assert await core.language(ALICE, DM) == "en"
+    assert await core.set_language("tr", ALICE, DM) == "Dil Türkçe olarak ayarlandı."
+    assert await core.language(ALICE, DM) == "tr"
+    with pytest.raises(UserError):
+        await core.set_language("de", ALICE, DM)
+    group = ChatRef("test", "g", "group", locale="tr")
+    assert await core.language(chat=group) == "tr"
+
+
+async def test_leaderboard_after_daily_answers(core: Core) -> None:
+    group = ChatRef("test", "g", "group", "G")
+    await core.subscribe(group, "09:00", "Europe/Istanbul")
+    assert await core.post_daily_now(group)
+    token = core.ports["test"].sent[0][1].buttons[0][0].token
+    for i in range(3):
+        await core.click(UserRef("test", f"m{i}", f"M{i}"), group, token)
+    board = await core.leaderboard(group, UserRef("test", "m0", "M0"), "week")
+    table = next(block for block in board.blocks if isinstance(block, Table))
+    assert len(table.rows) == 3 and "Europe/Istanbul" in (await core.settings(group)).plain_text()

@@ -1,0 +1,32 @@
+"""Test doubles for the delivery port: records every send and edit, and can fail on command."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bot.delivery import DeliveryError
+from bot.messages import Message
+from bot.store.people import ChatRecord
+
+
+@dataclass
+class RecordingPort:
+    """A DeliveryPort that keeps what it was asked to send; `failures` maps a chat id to an error to raise."""
+
+    platform: str = "test"
+    posts_per_second: float = 1000.0
+    sent: list[tuple[str, Message]] = field(default_factory=list)
+    edits: list[tuple[str, str, Message]] = field(default_factory=list)
+    failures: dict[str, DeliveryError] = field(default_factory=dict)
+
+    async def send(self, chat: ChatRecord, message: Message) -> str:
+        if chat.platform_chat_id in self.failures:
+            raise self.failures.pop(chat.platform_chat_id)
+        self.sent.append((chat.platform_chat_id, message))
+        return f"{chat.platform_chat_id}/{len(self.sent)}"
+
+    async def edit(self, chat: ChatRecord, ref: str, message: Message) -> None:
+        self.edits.append((chat.platform_chat_id, ref, message))
+
+    def sent_to(self, chat_id: str) -> list[Message]:
+        return [message for target, message in self.sent if target == chat_id]
