@@ -33,10 +33,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--questions", metavar="PATH", help="the question bank (overrides INTERVIEW_BOT_QUESTIONS)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
+    # The composition root: adapters register their subcommands; platform libraries load only when run.
     from adapters.console import add_console_parser
+    from adapters.platform_commands import add_platform_parsers
 
     add_console_parser(commands)
     _add_questions_parser(commands)
+    add_platform_parsers(commands)
     return parser
 
 

@@ -1,0 +1,1 @@
+"""The Discord adapter, on discord.py's Client and app commands."""

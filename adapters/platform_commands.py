@@ -1,0 +1,77 @@
+"""The `telegram`, `discord` and `run` subcommands; light to import (platform libraries load on start)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from bot.config import Settings
+
+
+def add_platform_parsers(commands: argparse._SubParsersAction) -> None:
+    telegram = commands.add_parser(
+        "telegram", help="run the Telegram bot (TELEGRAM_BOT_TOKEN)",
+        description="Run the Telegram bot: long polling by default, or a webhook with --webhook and --listen.")
+    telegram.add_argument("--base-url", metavar="URL",
+                          help="another Bot API server, e.g. http://127.0.0.1:8081/bot (also TELEGRAM_BASE_URL)")
+    telegram.add_argument("--webhook", metavar="URL", help="public HTTPS URL Telegram should post updates to")
+    telegram.add_argument("--listen", metavar="HOST:PORT", default="127.0.0.1:8443",
+                          help="where the webhook server listens (default 127.0.0.1:8443)")
+    telegram.add_argument("--webhook-secret", metavar="TOKEN",
+                          help="secret token Telegram sends with each update (default: derived from the bot token)")
+    telegram.set_defaults(handler=_run_telegram)
+
+    discord = commands.add_parser("discord", help="run the Discord bot (DISCORD_BOT_TOKEN)",
+                                  description="Run the Discord bot with slash commands and buttons.")
+    discord.add_argument("--list-commands", action="store_true",
+                         help="print the slash-command tree with localized descriptions and exit (no connection)")
+    discord.add_argument("--sync-guild", metavar="GUILD_ID", type=int,
+                         help="sync commands to one server only (instant; global sync can take up to an hour)")
+    discord.set_defaults(handler=_run_discord)
+
+    run = commands.add_parser("run", help="run every platform whose token is set, in one process",
+                              description="Run Telegram and Discord side by side over one store and one scheduler.")
+    run.set_defaults(handler=_run_all)
+
+
+def _telegram_options(args: argparse.Namespace, settings: Settings) -> dict:
+    return {"base_url": getattr(args, "base_url", None) or settings.telegram_base_url,
+            "webhook": getattr(args, "webhook", None), "listen": getattr(args, "listen", "127.0.0.1:8443"),
+            "webhook_secret": getattr(args, "webhook_secret", None)}
+
+
+def _run_telegram(args: argparse.Namespace, settings: Settings) -> int:
+    from adapters.runner import run_platforms
+
+    if not settings.telegram_token:
+        print("interview-bot telegram: set TELEGRAM_BOT_TOKEN (from @BotFather) first", file=sys.stderr)
+        return 2
+    return run_platforms(settings, {"telegram": _telegram_options(args, settings)})
+
+
+def _run_discord(args: argparse.Namespace, settings: Settings) -> int:
+    if args.list_commands:
+        from adapters.discord.commands import print_command_tree
+
+        print_command_tree()
+        return 0
+    from adapters.runner import run_platforms
+
+    if not settings.discord_token:
+        print("interview-bot discord: set DISCORD_BOT_TOKEN (the application's bot token) first", file=sys.stderr)
+        return 2
+    return run_platforms(settings, {"discord": {"sync_guild": args.sync_guild}})
+
+
+def _run_all(args: argparse.Namespace, settings: Settings) -> int:
+    from adapters.runner import run_platforms
+
+    wanted: dict[str, dict] = {}
+    if settings.telegram_token:
+        wanted["telegram"] = _telegram_options(args, settings)
+    if settings.discord_token:
+        wanted["discord"] = {"sync_guild": None}
+    if not wanted:
+        print("interview-bot run: set TELEGRAM_BOT_TOKEN and/or DISCORD_BOT_TOKEN", file=sys.stderr)
+        return 2
+    return run_platforms(settings, wanted)

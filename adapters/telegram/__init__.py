@@ -1,0 +1,1 @@
+"""The Telegram adapter, on python-telegram-bot's Application."""
