@@ -68,9 +68,14 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _constr
 
 def load_yaml(text: str, filename: str) -> tuple[Any, list[Problem]]:
     """Parse one YAML document; a syntax error becomes a Problem at its line, never an exception."""
-    loader = _Loader(text, filename)
+    try:
+        loader = _Loader(text, filename)
+    except yaml.reader.ReaderError as error:  # a character YAML forbids, found before parsing starts
+        return None, [_reader_problem(text, filename, error)]
     try:
         data = loader.get_single_data()
+    except yaml.reader.ReaderError as error:
+        return None, [_reader_problem(text, filename, error)]
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark else 1
@@ -81,3 +86,8 @@ def load_yaml(text: str, filename: str) -> tuple[Any, list[Problem]]:
     finally:
         loader.dispose()
     return data, loader.duplicates
+
+
+def _reader_problem(text: str, filename: str, error: yaml.reader.ReaderError) -> Problem:
+    line = text.count("\n", 0, max(0, error.position)) + 1
+    return Problem(filename, line, "yaml", f"character {error.character!r} is not allowed in YAML")

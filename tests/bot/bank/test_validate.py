@@ -86,6 +86,7 @@ BROKEN = [
      "q-1.verify.code", "syntax error"),
     ("verify never answers", ("    explanation:\n", "    verify:\n      code: |\n        x = 1\n    explanation:\n"), 23,
      "q-1.verify.code", "never assigns"),
+    ("control character", ("Stem?", "Stem\x01?"), 13, "yaml", "not allowed in YAML"),
     ("not a mapping", (GOOD, "- just\n- a list\n"), 1, "file", "must be a mapping"),
     ("empty file", (GOOD, ""), 1, "file", "is empty"),
 ]
