@@ -27,7 +27,11 @@ class LineList(list):
     item_lines: list[int]
 
 
-class _Loader(yaml.SafeLoader):
+# libyaml's parser is about five times faster than PyYAML's pure-Python one and gives the same marks.
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_SafeLoader):  # type: ignore[misc, valid-type]
     """A safe loader whose mappings and sequences carry their lines."""
 
     def __init__(self, stream: str, filename: str) -> None:
