@@ -12,6 +12,7 @@ import getpass
 import json
 import os
 import random
+import shutil
 import sys
 from typing import Any, TextIO
 
@@ -28,6 +29,11 @@ from bot.store import Database
 from bot.tokens import answer_token
 
 PLATFORM = "console"
+
+
+def _width() -> int:
+    """Wrap prose to the terminal, within readable bounds."""
+    return max(50, min(100, shutil.get_terminal_size((100, 40)).columns - 1))
 
 
 def add_console_parser(commands: argparse._SubParsersAction) -> None:
@@ -85,7 +91,7 @@ async def _interview(args: argparse.Namespace, settings: Settings, bank: Bank) -
             print(t(delivery.language, "interview.started", count=delivery.total, topics=topics), file=out)
         report = await _ask_all(engine, bank, user, delivery, out)
         print(file=out)
-        print(render_plain(report_message(bank, report, delivery.language)), file=out)
+        print(render_plain(report_message(bank, report, delivery.language), width=_width()), file=out)
         if args.json:
             print(json.dumps(report_json(report), ensure_ascii=False))
     return 0
@@ -95,14 +101,15 @@ async def _ask_all(engine: InterviewEngine, bank: Bank, user: UserRef, delivery:
     """Question, letter, verdict and explanation, until the interview finishes or is stopped."""
     current: Delivery | None = delivery
     while current is not None:
-        print("\n" + render_plain(question_message(bank, current, list_options=True), with_buttons=False), file=out)
+        print("\n" + render_plain(question_message(bank, current, list_options=True), with_buttons=False,
+                                       width=_width()), file=out)
         letter = _read_letter(current, out)
         if letter is None:
             report = await engine.stop(user)
             assert report is not None
             return report
         result = await _answer(engine, user, current, letter)
-        print("\n" + render_plain(feedback_message(result)), file=out)
+        print("\n" + render_plain(feedback_message(result), width=_width()), file=out)
         if result.report is not None:
             return result.report
         current = result.next

@@ -82,7 +82,8 @@ def load_yaml(text: str, filename: str) -> tuple[Any, list[Problem]]:
         return None, [_reader_problem(text, filename, error)]
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
-        line = mark.line + 1 if mark else 1
+        last_line = text.count("\n") + (0 if text.endswith("\n") else 1)
+        line = min(mark.line + 1, max(last_line, 1)) if mark else 1  # libyaml may point past the end
         message = (error.problem or error.context or "invalid YAML").strip()
         return None, [Problem(filename, line, "yaml", f"syntax error: {message}")]
     except yaml.YAMLError as error:
