@@ -11,13 +11,14 @@ import asyncio
 import logging
 import random
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from bot.bank import load_bank
 from bot.bank.loader import Bank
 from bot.board_view import board_message, groups_message
 from bot.clock import Clock, SystemClock
-from bot.daily import DailyService
+from bot.daily import DEFAULT_REVEAL_AFTER, DailyService
 from bot.daily_view import subscription_message
 from bot.delivery import ChatGone, DeliveryError, DeliveryPort
 from bot.domain import ChatRef, InterviewFilters, UserRef
@@ -206,8 +207,16 @@ class Core:
 
     # --- daily questions and boards ---------------------------------------------------------------
 
-    async def subscribe(self, chat: ChatRef, post_time: str, timezone: str = "UTC", topic: str | None = None) -> str:
-        subscription = await self.daily.subscribe(chat, post_time, timezone, topic)
+    async def subscribe(self, chat: ChatRef, post_time: str, timezone: str = "UTC", topic: str | None = None,
+                        difficulty: int | None = None, weekdays: tuple[int, ...] | None = None,
+                        reveal_after_hours: float | None = None) -> str:
+        """Set the chat's daily question; UserError for a bad time, zone, topic or reveal window."""
+        reveal_after = DEFAULT_REVEAL_AFTER
+        if reveal_after_hours is not None:
+            if not 0.1 <= reveal_after_hours <= 48:
+                raise UserError("daily.bad_reveal", hours=reveal_after_hours)
+            reveal_after = timedelta(hours=reveal_after_hours)
+        subscription = await self.daily.subscribe(chat, post_time, timezone, topic, difficulty, weekdays, reveal_after)
         if self.wakeups is not None:
             self.wakeups.subscription_changed(subscription)
         language = await self.language(chat=chat)
