@@ -35,7 +35,8 @@ from bot.scoring import Period, chat_board, groups_board
 from bot.store import interviews as records
 from bot.store.daily import active_subscriptions, pending_reveals
 from bot.store.database import Database
-from bot.store.people import ensure_chat, ensure_user, find_chat, get_chat, set_chat_language, set_user_language
+from bot.store.people import (ensure_chat, ensure_user, find_chat, get_chat, move_chat, set_chat_language,
+                              set_user_language)
 from bot.store.review import due_count, next_due_at
 from bot.tokens import parse_answer_token
 
@@ -80,7 +81,20 @@ class Core:
         return cls(await Database.open(db_path), bank, **options)  # type: ignore[arg-type]
 
     def add_port(self, port: DeliveryPort) -> None:
+        """An adapter is ready to deliver: catch up at once on what waited for it (posts, reveals, deadlines)."""
         self.ports[port.platform] = port
+        if self.wakeups is not None and self.wakeups.scheduler.running:
+            self.wakeups.wake_at(self.clock.now())
+
+    def remove_port(self, port: DeliveryPort) -> None:
+        """An adapter stopped: what it would deliver waits in the store until it is back."""
+        if self.ports.get(port.platform) is port:
+            del self.ports[port.platform]
+
+    async def move_chat(self, platform: str, old_id: str, new_id: str) -> None:
+        """The platform gave a chat a new id; everything the store holds for it follows (records merge)."""
+        await move_chat(self.db, platform, old_id, new_id)
+        log.info("%s chat %s moved to %s", platform, old_id, new_id)
 
     async def start(self) -> None:
         """Catch up on what was missed while down, then schedule what comes next."""
@@ -106,10 +120,11 @@ class Core:
         now = self.clock.now()
         person = await ensure_user(self.db, user, now) if user else None
         place = await find_chat(self.db, chat.platform, chat.platform_id) if chat else None
-        locale = (user.locale if user else None) or (chat.locale if chat else None)
         private = chat is None or chat.kind == "private"
+        chat_locale = (chat.locale if chat else None) or (place.locale if place else None)
         return resolve_language(user=person.language if person and private else None,
-                                chat=place.language if place else None, locale=locale)
+                                chat=place.language if place else None,
+                                locale=(user.locale if user else None) or chat_locale)
 
     async def set_language(self, language: str, user: UserRef | None = None, chat: ChatRef | None = None) -> str:
         """Set a user's (in a DM) or a chat's language; returns the confirmation text."""
@@ -181,7 +196,7 @@ class Core:
 
     async def expire_interviews(self) -> int:
         """Close interview questions past their deadline: edit them, send what follows."""
-        results = await self.engine.expire_overdue()
+        results = await self.engine.expire_overdue(platforms=set(self.ports))
         for result in results:
             chat = await get_chat(self.db, result.delivery.asked.chat_id)
             port = self.ports.get(chat.platform) if chat else None
@@ -230,6 +245,10 @@ class Core:
         if self.wakeups is not None and subscription is not None:
             self.wakeups.subscription_changed(subscription)
         return t(language, "daily.unsubscribed")
+
+    async def daily_question(self, asked_id: int) -> Message | None:
+        """A daily question as posted, with the current answer counter (for debounced counter edits)."""
+        return await self.daily.question_view(asked_id)
 
     async def settings(self, chat: ChatRef) -> Message:
         return subscription_message(self.bank, await self.daily.subscription(chat), await self.language(chat=chat))

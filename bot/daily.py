@@ -21,6 +21,7 @@ from bot.daily_view import daily_question_message, reveal_message
 from bot.delivery import ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryUnknown
 from bot.domain import ChatRef, Question, RecordedAnswer, UserRef
 from bot.engine import Delivery
+from bot.messages import Message
 from bot.errors import AnswerRefused, UserError
 from bot.i18n import resolve_language
 from bot.localtime import instant, local_date, next_instant, parse_hhmm, zone
@@ -253,13 +254,24 @@ class DailyService:
         stats = await posts.post_stats(self.db, asked.id, fastest=0)
         return DailyAnswer(correct, stats.answered, asked.id)
 
-    async def reveal_due(self) -> int:
-        due = await posts.posts_to_reveal(self.db, self.clock.now())
-        for post in due:
-            await self.reveal(post)
-        return len(due)
+    async def question_view(self, asked_id: int) -> Message | None:
+        """The open daily question as posted, with its current answer count; None once closed."""
+        asked = await records.get_asked(self.db, asked_id)
+        question = self.bank.get(asked.question_id) if asked else None
+        record = await get_chat(self.db, asked.chat_id) if asked else None
+        post = await posts.post_of_asked(self.db, asked_id) if asked else None
+        if asked is None or question is None or record is None or post is None or asked.closed_at is not None:
+            return None
+        if post.state in ("revealed", "failed") or self.clock.now() > post.reveal_at:
+            return None
+        stats = await posts.post_stats(self.db, asked_id, fastest=0)
+        delivery = Delivery(asked, question, 1, 1, self._language(record), None)
+        return daily_question_message(self.bank, delivery, stats.answered)
 
-    async def reveal(self, post: posts.DailyPost) -> None:
+    async def reveal_due(self) -> int:
+        return sum([await self.reveal(post) for post in await posts.posts_to_reveal(self.db, self.clock.now())])
+
+    async def reveal(self, post: posts.DailyPost) -> bool:
         """Close the post and show the answer, explanation and who got it right (edit, else a new message).
 
         Answers stop first; the post is marked revealed only after the edit, so a crash in between
@@ -270,9 +282,11 @@ class DailyService:
         asked = await records.get_asked(self.db, post.asked_id)
         question = self.bank.get(asked.question_id) if asked else None
         port = self.ports.get(record.platform) if record else None
+        if port is None and record is not None:
+            return False  # its adapter is not running yet: reveal when it is, rather than unseen
         if record is None or asked is None or question is None or port is None:
             await posts.mark_post(self.db, post.id, "revealed", self.clock.now())
-            return
+            return True
         stats = await posts.post_stats(self.db, asked.id)
         delivery = Delivery(asked, question, 1, 1, self._language(record), None)
         message = reveal_message(self.bank, delivery, stats)
@@ -289,7 +303,8 @@ class DailyService:
             log.error("chat %d: reveal of post %d failed: %s", record.id, post.id, error)
         await posts.mark_post(self.db, post.id, "revealed", self.clock.now())
         log.info("chat %d: post %d revealed (%d answered, %d right)", record.id, post.id, stats.answered, stats.right)
+        return True
 
     @staticmethod
     def _language(record: ChatRecord) -> str:
-        return resolve_language(chat=record.language)
+        return resolve_language(chat=record.language, locale=record.locale)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -24,7 +25,7 @@ from bot.report import build_report
 from bot.selection import plan_interview, shuffled_options
 from bot.store import interviews as records
 from bot.store.database import Database
-from bot.store.people import ensure_chat, ensure_user
+from bot.store.people import ensure_chat, ensure_user, get_chat
 from bot.store.review import due_questions, record_review
 from bot.tokens import parse_answer_token
 
@@ -141,10 +142,17 @@ class InterviewEngine:
                                 round((now - asked.asked_at) * 1000), now)
         return await self._advance(interview, asked, answer)
 
-    async def expire_overdue(self) -> list[AnswerResult]:
-        """Close every open interview question past its deadline, counted as unanswered."""
+    async def expire_overdue(self, platforms: Collection[str] | None = None) -> list[AnswerResult]:
+        """Close every open interview question past its deadline, counted as unanswered.
+
+        `platforms` limits this to chats whose adapter is running: a question whose chat nobody can
+        reach yet stays open until its adapter is back, instead of moving on unseen."""
         results = []
         for asked in await records.overdue_asked(self.db, self.clock.now()):
+            if platforms is not None:
+                chat = await get_chat(self.db, asked.chat_id)
+                if chat is None or chat.platform not in platforms:
+                    continue
             interview = await records.get_interview(self.db, asked.interview_id or 0)
             if interview is None or asked.question_id not in self.bank.questions:
                 continue

@@ -47,7 +47,7 @@ def catalog(language: str) -> dict[str, str]:
     return merged
 
 
-def t(language: str, key: str, **values: Any) -> str:
+def t(language: str, key: str, /, **values: Any) -> str:
     """The text for `key` in `language`, with {placeholders} filled."""
     template = catalog(language if language in SUPPORTED else DEFAULT).get(key) or catalog(DEFAULT).get(key)
     if template is None:

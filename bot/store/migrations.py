@@ -121,6 +121,10 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX review_cards_due ON review_cards (user_id, due_at);
     """,
+    # 4: a chat's platform locale (a server's or group's), so posts there speak its language.
+    """
+    ALTER TABLE chats ADD COLUMN locale TEXT;
+    """,
 )
 
 LATEST = len(MIGRATIONS)

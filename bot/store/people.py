@@ -29,6 +29,7 @@ class ChatRecord:
     title: str
     language: str | None
     settings: dict[str, Any]
+    locale: str | None = None
 
 
 def _user(row: Any) -> UserRecord:
@@ -37,7 +38,7 @@ def _user(row: Any) -> UserRecord:
 
 def _chat(row: Any) -> ChatRecord:
     return ChatRecord(row["id"], row["platform"], row["platform_chat_id"], row["kind"], row["title"],
-                      row["language"], json.loads(row["settings"] or "{}"))
+                      row["language"], json.loads(row["settings"] or "{}"), row["locale"])
 
 
 async def ensure_user(db: Database, user: UserRef, now: float) -> UserRecord:
@@ -59,9 +60,10 @@ async def ensure_chat(db: Database, chat: ChatRef, now: float) -> ChatRecord:
     """The chat's record, created on first sight; its title and kind follow the platform."""
     async with db.transaction() as connection:
         await connection.execute(
-            """INSERT INTO chats (platform, platform_chat_id, kind, title, created_at) VALUES (?, ?, ?, ?, ?)
-               ON CONFLICT (platform, platform_chat_id) DO UPDATE SET title = excluded.title, kind = excluded.kind""",
-            (chat.platform, chat.platform_id, chat.kind, chat.title, now),
+            """INSERT INTO chats (platform, platform_chat_id, kind, title, locale, created_at) VALUES (?, ?, ?, ?, ?, ?)
+               ON CONFLICT (platform, platform_chat_id) DO UPDATE SET title = excluded.title, kind = excluded.kind,
+                   locale = coalesce(excluded.locale, chats.locale)""",
+            (chat.platform, chat.platform_id, chat.kind, chat.title, chat.locale or None, now),
         )
     row = await db.fetch_one("SELECT * FROM chats WHERE platform = ? AND platform_chat_id = ?",
                              (chat.platform, chat.platform_id))
@@ -111,9 +113,31 @@ async def update_chat_settings(db: Database, chat_id: int, changes: dict[str, An
 
 
 async def move_chat(db: Database, platform: str, old_id: str, new_id: str) -> None:
-    """A platform gave the chat a new id (Telegram group -> supergroup): follow it everywhere."""
+    """A platform gave the chat a new id (Telegram group -> supergroup): follow it everywhere.
+
+    When the new id is already known (someone used the bot in the supergroup first), the two records
+    are merged into the new one: its history, interviews, posts and, unless it has its own, the old
+    subscription move over, and the old record goes."""
     async with db.transaction() as connection:
+        async with connection.execute(
+            "SELECT id, platform_chat_id FROM chats WHERE platform = ? AND platform_chat_id IN (?, ?)",
+            (platform, old_id, new_id),
+        ) as cursor:
+            ids = {row[1]: row[0] for row in await cursor.fetchall()}
+        if old_id not in ids:
+            return
+        if new_id not in ids:
+            await connection.execute("UPDATE chats SET platform_chat_id = ? WHERE id = ?", (new_id, ids[old_id]))
+            return
+        old, new = ids[old_id], ids[new_id]
+        # A scheduled post of the same local day in both would break the one-a-day index: keep it as a manual one.
         await connection.execute(
-            "UPDATE chats SET platform_chat_id = ? WHERE platform = ? AND platform_chat_id = ?",
-            (new_id, platform, old_id),
-        )
+            """UPDATE daily_posts SET kind = 'manual' WHERE chat_id = ? AND kind = 'scheduled'
+               AND local_date IN (SELECT local_date FROM daily_posts WHERE chat_id = ? AND kind = 'scheduled')""",
+            (old, new))
+        for table in ("asked_questions", "interviews", "daily_posts"):
+            await connection.execute(f"UPDATE {table} SET chat_id = ? WHERE chat_id = ?", (new, old))
+        await connection.execute(
+            "UPDATE OR IGNORE subscriptions SET chat_id = ? WHERE chat_id = ?", (new, old))
+        await connection.execute("DELETE FROM subscriptions WHERE chat_id = ?", (old,))
+        await connection.execute("DELETE FROM chats WHERE id = ?", (old,))

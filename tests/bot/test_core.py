@@ -95,3 +95,19 @@ async def test_leaderboard_after_daily_answers(core: Core) -> None:
     board = await core.leaderboard(group, UserRef("test", "m0", "M0"), "week")
     table = next(block for block in board.blocks if isinstance(block, Table))
     assert len(table.rows) == 3 and "Europe/Istanbul" in (await core.settings(group)).plain_text()
+
+
+async def test_an_unknown_language_gets_its_message(core: Core) -> None:
+    with pytest.raises(UserError) as error:
+        await core.set_language("de", ALICE, DM)
+    assert core.error_text("en", error.value) == "de is not a language I speak: use tr or en."
+
+
+async def test_a_deadline_waits_for_its_adapter(db, bank, clock) -> None:
+    core = Core(db, bank, clock, random.Random(5), scheduled=False)
+    first = await core.start_interview(ALICE, DM, InterviewFilters(count=2, time_limit_s=20))
+    clock.advance(30)
+    assert await core.expire_interviews() == 0, "no port for the platform: nothing moves on unseen"
+    core.add_port(RecordingPort())
+    assert await core.expire_interviews() == 1
+    assert (await get_asked(db, first.asked_id)).closed_at is not None

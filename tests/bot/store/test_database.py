@@ -113,3 +113,20 @@ async def test_a_newer_database_is_refused_untouched(tmp_path) -> None:
     with pytest.raises(SchemaTooNew):
         await Database.open(path)
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == LATEST + 5
+
+
+async def test_moving_a_chat_onto_a_known_id_merges_the_two(db: Database) -> None:
+    from bot.store.daily import create_post, get_subscription, save_subscription
+
+    old = await ensure_chat(db, ChatRef("telegram", "-1", "group"), 1.0)
+    new = await ensure_chat(db, ChatRef("telegram", "-1001", "group"), 1.0)  # someone used the supergroup first
+    await save_subscription(db, old.id, "09:00", "UTC", None, None, None, 3600, 1.0)
+    await create_post(db, old.id, "fx-001", (0, 1, 2, 3), "scheduled", "2026-05-04", 10.0, 1.0)
+    await create_post(db, new.id, "fx-002", (0, 1, 2, 3), "scheduled", "2026-05-04", 10.0, 1.0)
+    await move_chat(db, "telegram", "-1", "-1001")
+    merged = await ensure_chat(db, ChatRef("telegram", "-1001", "group"), 2.0)
+    assert merged.id == new.id
+    assert (await get_subscription(db, new.id)).post_time == "09:00"
+    rows = await db.fetch_all("SELECT chat_id, kind FROM daily_posts ORDER BY id")
+    assert [(row["chat_id"], row["kind"]) for row in rows] == [(new.id, "manual"), (new.id, "scheduled")]
+    assert (await db.fetch_one("SELECT count(*) FROM chats WHERE platform_chat_id = '-1'"))[0] == 0
