@@ -1,0 +1,150 @@
+"""The Telegram bot: a python-telegram-bot Application over the shared Core, and `serve` to run it.
+
+No JobQueue: the core owns the one scheduler. Long polling by default; a webhook with a secret token
+when a public URL is given. Every handler is registered in `register`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from typing import Any
+from urllib.parse import urlsplit
+
+from telegram import Bot, BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats, Update
+from telegram.error import TelegramError
+from telegram.ext import (Application, ApplicationBuilder, CallbackQueryHandler, ChatMemberHandler, CommandHandler,
+                          MessageHandler, filters)
+
+from adapters.telegram import clicks, group, handlers, menus
+from adapters.telegram.admin import AdminCheck
+from adapters.telegram.counters import CounterEdits
+from adapters.telegram.delivery import Pacing, Sleep, TelegramPort
+from adapters.telegram.errors import on_error
+from adapters.telegram.services import SERVICES, Services
+from bot.commands import COMMANDS, commands_for
+from bot.config import Settings
+from bot.core import Core
+
+log = logging.getLogger(__name__)
+ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER]
+COMMAND_LANGUAGES = (("en", None), ("tr", "tr"))  # English is the default list, Turkish for tr clients
+
+COMMAND_HANDLERS = {
+    "start": handlers.start, "interview": handlers.interview, "stop": handlers.stop,
+    "progress": handlers.progress, "history": handlers.history, "review": handlers.review,
+    "daily": group.daily, "subscribe": group.subscribe, "unsubscribe": group.unsubscribe,
+    "settings": group.settings, "leaderboard": group.leaderboard, "groups": handlers.groups,
+    "language": handlers.language, "help": handlers.help_command,
+}
+
+
+class HideToken(logging.Filter):
+    """httpx logs every request URL, and a Bot API URL holds the token: show it as <token>."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self.token = token
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if self.token in message:
+            record.msg, record.args = message.replace(self.token, "<token>"), None
+        return True
+
+
+def hide_token(token: str) -> None:
+    logger = logging.getLogger("httpx")
+    if not any(isinstance(f, HideToken) and f.token == token for f in logger.filters):
+        logger.addFilter(HideToken(token))
+
+
+def build_application(core: Core, token: str, *, base_url: str | None = None, pacing: Pacing | None = None,
+                      sleep: Sleep = asyncio.sleep, counter_delay: float = 5.0, admin_ttl: float = 60.0,
+                      request_timeout: float | None = None) -> Application:
+    """The Application with every handler, its TelegramPort registered with the core."""
+    hide_token(token)
+    # Updates run concurrently: a reply waiting for its private chat's send slot must not hold up
+    # everyone else. The store, not the order of updates, decides what a click counts for.
+    builder = ApplicationBuilder().token(token).job_queue(None).concurrent_updates(True)
+    if base_url:
+        builder = builder.base_url(base_url)
+    if request_timeout is not None:
+        builder = builder.read_timeout(request_timeout).write_timeout(request_timeout)
+    application = builder.build()
+    port = TelegramPort(application.bot, pacing, sleep)
+    application.bot_data[SERVICES] = Services(core, port, AdminCheck(application.bot, admin_ttl),
+                                              CounterEdits(core, port, counter_delay))
+    core.add_port(port)
+    register(application)
+    return application
+
+
+def register(application: Application) -> None:
+    """Every handler in one place: commands where they belong (a polite pointer elsewhere), clicks,
+    membership changes, group migrations, and the one error handler."""
+    private, groups = filters.ChatType.PRIVATE, filters.ChatType.GROUPS
+    for command in COMMANDS:
+        callback = COMMAND_HANDLERS[command.name]
+        here = command.where in ("private", "both")
+        application.add_handler(CommandHandler(command.name, callback if here else handlers.group_only, private))
+        there = command.where in ("group", "both")
+        application.add_handler(CommandHandler(command.name, callback if there else handlers.private_only, groups))
+    application.add_handler(CallbackQueryHandler(clicks.menu_click, pattern=menus.PATTERN))
+    application.add_handler(CallbackQueryHandler(clicks.answer_click))
+    application.add_handler(ChatMemberHandler(group.membership, ChatMemberHandler.MY_CHAT_MEMBER))
+    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, group.migrated))
+    application.add_error_handler(on_error)
+
+
+async def register_commands(bot: Bot) -> None:
+    """The command menus: one for private chats, one for groups, each in English and Turkish."""
+    scopes = (("private", BotCommandScopeAllPrivateChats()), ("group", BotCommandScopeAllGroupChats()))
+    for where, scope in scopes:
+        for language, code in COMMAND_LANGUAGES:
+            commands = [BotCommand(command.name, command.description(language)[:256])
+                        for command in commands_for(where)]  # type: ignore[arg-type]
+            await bot.set_my_commands(commands, scope=scope, language_code=code)
+
+
+def webhook_secret_for(token: str) -> str:
+    """A stable secret derived from the token (never the token itself): letters and digits only."""
+    return hashlib.sha256(f"interview-bot webhook:{token}".encode()).hexdigest()
+
+
+def listen_address(listen: str) -> tuple[str, int]:
+    host, _, port = listen.rpartition(":")
+    return host or "127.0.0.1", int(port)
+
+
+async def serve(core: Core, settings: Settings, stop_event: asyncio.Event, *, base_url: str | None = None,
+                webhook: str | None = None, listen: str = "127.0.0.1:8443", webhook_secret: str | None = None,
+                **options: Any) -> None:
+    """Run the bot until `stop_event` is set: long polling, or a webhook when `webhook` is a URL."""
+    token = settings.telegram_token
+    if not token:
+        raise ValueError("no Telegram token: set TELEGRAM_BOT_TOKEN")
+    application = build_application(core, token, base_url=base_url, **options)
+    app_services: Services = application.bot_data[SERVICES]
+    async with application:  # initialize (getMe) ... shutdown
+        try:
+            await register_commands(application.bot)
+        except TelegramError as error:
+            log.warning("setMyCommands failed: %s", error)
+        await application.start()
+        if webhook:
+            host, port = listen_address(listen)
+            await application.updater.start_webhook(  # type: ignore[union-attr]
+                listen=host, port=port, url_path=urlsplit(webhook).path.lstrip("/"), webhook_url=webhook,
+                secret_token=webhook_secret or webhook_secret_for(token), allowed_updates=ALLOWED_UPDATES)
+        else:
+            await application.updater.start_polling(allowed_updates=ALLOWED_UPDATES)  # type: ignore[union-attr]
+        log.info("telegram: serving as @%s by %s", application.bot.username, "webhook" if webhook else "polling")
+        try:
+            await stop_event.wait()
+        finally:
+            log.info("telegram: stopping")
+            await application.updater.stop()  # type: ignore[union-attr]
+            await app_services.counters.close()
+            await application.stop()

@@ -1,0 +1,111 @@
+"""Commands for a group: the daily question and its settings (administrators), boards, and the bot's
+own membership (removed: subscriptions off; group upgraded to a supergroup: the chat's id follows).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import ChatMember, Update
+from telegram.ext import ContextTypes
+
+from adapters.telegram.services import PLATFORM, chat_ref, refs, reply, reply_key, services, user_ref
+from bot.commands import help_message
+from bot.messages import Message, Paragraph
+
+log = logging.getLogger(__name__)
+PERIODS = ("week", "month", "all")
+GONE = (ChatMember.LEFT, ChatMember.BANNED)
+
+
+async def require_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
+    """True for the group's administrators (and its anonymous admins); others get a short refusal."""
+    chat, message, user = update.effective_chat, update.effective_message, update.effective_user
+    assert chat is not None and user is not None
+    if message is not None and message.sender_chat is not None and message.sender_chat.id == chat.id:
+        return True  # an administrator posting anonymously as the group
+    if await services(context).admins.is_admin(chat.id, user.id):
+        return True
+    log.info("chat %d: user %d is not an administrator: refused", chat.id, user.id)
+    await reply_key(update, context, "help.admins_only")
+    return False
+
+
+async def daily(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/daily: post a question in this group now (administrators)."""
+    if not await require_admin(update, context):
+        return
+    _, chat = refs(update)
+    if not await services(context).core.post_daily_now(chat):
+        await reply_key(update, context, "telegram.daily_failed")
+
+
+async def subscribe(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/subscribe HH:MM [Area/City] [topic]: when, in which time zone and on what the daily question comes."""
+    if not await require_admin(update, context):
+        return
+    args = list(context.args or [])
+    core = services(context).core
+    if not 1 <= len(args) <= 3:
+        await reply_key(update, context, "help.usage_subscribe")
+        return
+    post_time, rest = args[0], args[1:]
+    timezone = rest.pop(0) if rest and rest[0] not in core.bank.topics else "UTC"
+    topic = rest.pop(0) if rest else None
+    if rest:
+        await reply_key(update, context, "help.usage_subscribe")
+        return
+    _, chat = refs(update)
+    await reply(update, context, Message((Paragraph(await core.subscribe(chat, post_time, timezone, topic)),)))
+
+
+async def unsubscribe(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/unsubscribe: no more daily questions here (administrators)."""
+    if not await require_admin(update, context):
+        return
+    _, chat = refs(update)
+    await reply(update, context, Message((Paragraph(await services(context).core.unsubscribe(chat)),)))
+
+
+async def settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/settings: this group's daily-question settings."""
+    _, chat = refs(update)
+    await reply(update, context, await services(context).core.settings(chat))
+
+
+async def leaderboard(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/leaderboard [week|month|all]: this group's board."""
+    period = (context.args[0].lower() if context.args else "week")
+    if period not in PERIODS or len(context.args or []) > 1:
+        await reply_key(update, context, "help.usage_leaderboard")
+        return
+    user, chat = refs(update)
+    await reply(update, context, await services(context).core.leaderboard(chat, user, period))  # type: ignore[arg-type]
+
+
+async def membership(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The bot was added to, removed from or blocked in a chat."""
+    changed = update.my_chat_member
+    if changed is None:
+        return
+    core, chat = services(context).core, chat_ref(changed.chat)
+    was_in = changed.old_chat_member.status not in GONE
+    is_in = changed.new_chat_member.status not in GONE
+    if was_in and not is_in:
+        log.info("chat %d: the bot was removed (%s)", changed.chat.id, changed.new_chat_member.status)
+        if chat.kind == "private":
+            await core.stop_interview(user_ref(changed.from_user))
+        else:
+            await core.unsubscribe(chat)
+    elif is_in and not was_in and chat.kind == "group":
+        log.info("chat %d: the bot was added", changed.chat.id)
+        await reply(update, context, help_message(await core.language(chat=chat), "group"))
+
+
+async def migrated(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A group became a supergroup with a new id: follow it in the store."""
+    message = update.effective_message
+    if message is None or message.migrate_to_chat_id is None:
+        return
+    old, new = str(message.chat.id), str(message.migrate_to_chat_id)
+    await services(context).core.move_chat(PLATFORM, old, new)

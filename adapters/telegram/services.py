@@ -1,0 +1,79 @@
+"""What every handler shares (the core, the port, the admin check, the counters), and Telegram's people
+and chats as the core's UserRef and ChatRef. The services hold no conversation state: that is in the store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from telegram import Chat, Update, User
+from telegram.ext import ContextTypes
+
+from adapters.telegram.admin import AdminCheck
+from adapters.telegram.counters import CounterEdits
+from adapters.telegram.delivery import TelegramPort
+from bot.core import Core, Outgoing
+from bot.domain import ChatRef, UserRef
+from bot.messages import Message
+
+PLATFORM = "telegram"
+SERVICES = "interview_bot"  # the key in application.bot_data
+
+
+@dataclass(frozen=True)
+class Services:
+    core: Core
+    port: TelegramPort
+    admins: AdminCheck
+    counters: CounterEdits
+
+
+def services(context: ContextTypes.DEFAULT_TYPE) -> Services:
+    return context.application.bot_data[SERVICES]
+
+
+def user_ref(user: User) -> UserRef:
+    return UserRef(PLATFORM, str(user.id), user.full_name, user.language_code)
+
+
+def chat_kind(chat: Chat) -> str:
+    if chat.type == Chat.PRIVATE:
+        return "private"
+    return "channel" if chat.type == Chat.CHANNEL else "group"
+
+
+def chat_ref(chat: Chat) -> ChatRef:
+    return ChatRef(PLATFORM, str(chat.id), chat_kind(chat), chat.title or chat.full_name or "", None)  # type: ignore[arg-type]
+
+
+def refs(update: Update) -> tuple[UserRef, ChatRef]:
+    """The person and the chat of an update that has both."""
+    assert update.effective_user is not None and update.effective_chat is not None
+    return user_ref(update.effective_user), chat_ref(update.effective_chat)
+
+
+async def language_of(update: Update, context: ContextTypes.DEFAULT_TYPE) -> str:
+    user = user_ref(update.effective_user) if update.effective_user else None
+    chat = chat_ref(update.effective_chat) if update.effective_chat else None
+    return await services(context).core.language(user, chat)
+
+
+async def reply(update: Update, context: ContextTypes.DEFAULT_TYPE, message: Message) -> str:
+    """Send `message` into the update's chat through the paced port; its message ref."""
+    assert update.effective_chat is not None
+    return await services(context).port.post(update.effective_chat.id, message)
+
+
+async def reply_key(update: Update, context: ContextTypes.DEFAULT_TYPE, key: str, **values: object) -> str:
+    """Reply with one catalog text in the update's language."""
+    core = services(context).core
+    return await reply(update, context, core.text(await language_of(update, context), key, **values))
+
+
+async def deliver(context: ContextTypes.DEFAULT_TYPE, chat_id: int, outgoing: Outgoing) -> str:
+    """Send one of the core's outgoing messages; a question's message ref goes back to the core."""
+    app = services(context)
+    ref = await app.port.post(chat_id, outgoing.message)
+    if outgoing.asked_id is not None:
+        await app.core.posted(outgoing.asked_id, ref)
+    return ref

@@ -1,0 +1,358 @@
+"""A fake Telegram Bot API server on loopback (aiohttp), for the real python-telegram-bot to talk to.
+
+It implements the methods the adapter calls, keeps the messages it was sent (with their HTML and
+keyboards), records every call with its parameters, serves getUpdates from a queue the tests push
+into, and answers like Telegram: `{"ok": true, "result": ...}` with real message objects, 400 for
+unbalanced or unknown HTML tags, oversized texts or callback_data, and, on command, 429 with
+retry_after, 403 Forbidden, 400 with migrate_to_chat_id, or a response slower than the client waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from typing import Any
+
+from aiohttp import web
+
+TOKEN = "123456:TEST-fake-token"
+BOT = {"id": 4242, "is_bot": True, "first_name": "Interview Bot", "username": "interview_test_bot",
+       "can_join_groups": True, "can_read_all_group_messages": False, "supports_inline_queries": False}
+TAGS = {"b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "code", "pre", "a", "blockquote",
+        "tg-spoiler", "span", "tg-emoji"}
+RAW_STRINGS = {"text", "caption", "parse_mode", "callback_query_id", "language_code", "url", "secret_token",
+               "description"}
+_TAG = re.compile(r"</?([a-z-]+)(\s[^<>]*)?>")
+_ENTITY = re.compile(r"&(lt|gt|amp|quot|#\d+|#x[0-9a-fA-F]+);")
+
+
+class BadHtml(ValueError):
+    pass
+
+
+class _Balance(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag not in TAGS:
+            raise BadHtml(f"Unsupported start tag \"{tag}\"")
+        self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack.pop() != tag:
+            raise BadHtml(f"Unmatched end tag \"{tag}\"")
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def visible_text(markup: str) -> str:
+    """The text Telegram would show for `markup` in HTML parse mode; BadHtml where Telegram refuses it."""
+    for index, char in enumerate(markup):
+        if char == "<" and not _TAG.match(markup, index):
+            raise BadHtml(f"Unsupported start tag at byte offset {index}")
+        if char == "&" and not _ENTITY.match(markup, index):
+            raise BadHtml(f"Unsupported HTML entity at byte offset {index}")
+    parser = _Balance()
+    parser.feed(markup)
+    parser.close()
+    if parser.stack:
+        raise BadHtml(f"Can't find end tag corresponding to start tag \"{parser.stack[-1]}\"")
+    return "".join(parser.text)
+
+
+@dataclass
+class Fault:
+    """An answer to give instead of the normal one: retry_after, forbidden, migrate or slow."""
+
+    method: str
+    kind: str
+    chat_id: int | None = None
+    times: int = 1
+    value: float = 1
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict[str, Any]
+    status: int = 200
+
+
+@dataclass
+class Stored:
+    """A message the bot sent, as the fake keeps it."""
+
+    chat_id: int
+    message_id: int
+    html: str
+    markup: dict | None = None
+    photo: bytes | None = None
+    edits: int = 0
+
+    @property
+    def buttons(self) -> list[dict]:
+        return [button for row in (self.markup or {}).get("inline_keyboard", []) for button in row]
+
+    @property
+    def data(self) -> list[str]:
+        return [button["callback_data"] for button in self.buttons]
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, description: str, parameters: dict | None = None) -> None:
+        super().__init__(description)
+        self.status, self.description, self.parameters = status, description, parameters
+
+
+@dataclass
+class FakeBotApi:
+    calls: list[Call] = field(default_factory=list)
+    messages: dict[tuple[int, int], Stored] = field(default_factory=dict)
+    admins: dict[int, set[int]] = field(default_factory=dict)
+    faults: list[Fault] = field(default_factory=list)
+    chats: dict[int, dict] = field(default_factory=dict)
+    updates: list[dict] = field(default_factory=list)
+    answered_queries: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self._ids = itertools.count(1)
+        self._update_ids = itertools.count(1)
+        self._arrived = asyncio.Event()
+        self._runner: web.AppRunner | None = None
+        self.base_url = ""
+
+    # --- lifecycle --------------------------------------------------------------------------------
+
+    async def start(self) -> str:
+        app = web.Application()
+        app.router.add_post(f"/bot{TOKEN}/{{method}}", self._handle)
+        app.router.add_get(f"/bot{TOKEN}/{{method}}", self._handle)
+        self._runner = web.AppRunner(app, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.base_url = f"http://127.0.0.1:{port}/bot"
+        return self.base_url
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    # --- what tests use ---------------------------------------------------------------------------
+
+    def fail(self, method: str, kind: str, *, chat_id: int | None = None, times: int = 1, value: float = 1) -> None:
+        self.faults.append(Fault(method, kind, chat_id, times, value))
+
+    def calls_of(self, method: str) -> list[dict[str, Any]]:
+        return [call.params for call in self.calls if call.method == method]
+
+    def sent_to(self, chat_id: int) -> list[Stored]:
+        return [stored for (chat, _), stored in sorted(self.messages.items()) if chat == chat_id]
+
+    def last(self, chat_id: int) -> Stored:
+        return self.sent_to(chat_id)[-1]
+
+    def push(self, update: dict) -> dict:
+        """Queue an update for getUpdates; it gets the next update_id."""
+        update = {"update_id": next(self._update_ids), **update}
+        self.updates.append(update)
+        self._arrived.set()
+        return update
+
+    # --- the HTTP side ------------------------------------------------------------------------------
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        params = await _params(request)
+        call = Call(method, params)
+        self.calls.append(call)
+        try:
+            delay = self._fault(method, params)
+            handler = getattr(self, f"api_{method}", None)
+            if handler is None:
+                raise ApiError(404, "Not Found: method not found")
+            result = await handler(params)
+            if delay:
+                await asyncio.sleep(delay)  # done, but answered after the client gave up
+            return web.json_response({"ok": True, "result": result})
+        except ApiError as error:
+            call.status = error.status
+            body: dict[str, Any] = {"ok": False, "error_code": error.status, "description": error.description}
+            if error.parameters:
+                body["parameters"] = error.parameters
+            return web.json_response(body, status=error.status)
+
+    def _fault(self, method: str, params: dict) -> float:
+        for fault in self.faults:
+            if fault.method != method or fault.times <= 0:
+                continue
+            if fault.chat_id is not None and params.get("chat_id") != fault.chat_id:
+                continue
+            fault.times -= 1
+            if fault.kind == "retry_after":
+                raise ApiError(429, f"Too Many Requests: retry after {int(fault.value)}",
+                               {"retry_after": int(fault.value)})
+            if fault.kind == "forbidden":
+                raise ApiError(403, "Forbidden: bot was kicked from the supergroup chat")
+            if fault.kind == "migrate":
+                raise ApiError(400, "Bad Request: group chat was upgraded to a supergroup chat",
+                               {"migrate_to_chat_id": int(fault.value)})
+            if fault.kind == "slow":
+                return fault.value
+            raise AssertionError(f"unknown fault {fault.kind}")
+        return 0.0
+
+    def _chat(self, chat_id: int) -> dict:
+        if chat_id in self.chats:
+            return self.chats[chat_id]
+        if chat_id > 0:
+            return {"id": chat_id, "type": "private", "first_name": f"User {chat_id}"}
+        return {"id": chat_id, "type": "supergroup", "title": f"Group {chat_id}"}
+
+    def _message(self, stored: Stored) -> dict:
+        body = {"message_id": stored.message_id, "date": int(time.time()), "chat": self._chat(stored.chat_id),
+                "from": BOT}
+        if stored.photo is not None:
+            body["photo"] = [{"file_id": f"photo{stored.message_id}", "file_unique_id": f"u{stored.message_id}",
+                              "width": 800, "height": 600}]
+            if stored.html:
+                body["caption"] = visible_text(stored.html)
+        else:
+            body["text"] = visible_text(stored.html)
+        if stored.markup and stored.markup.get("inline_keyboard"):
+            body["reply_markup"] = stored.markup
+        if stored.edits:
+            body["edit_date"] = int(time.time())
+        return body
+
+    @staticmethod
+    def _checked(text: str, limit: int, params: dict) -> None:
+        try:
+            shown = visible_text(text) if params.get("parse_mode") == "HTML" else text
+        except BadHtml as error:
+            raise ApiError(400, f"Bad Request: can't parse entities: {error}") from None
+        if len(shown.encode("utf-16-le")) // 2 > limit:
+            raise ApiError(400, "Bad Request: message is too long")
+        markup = params.get("reply_markup") or {}
+        for row in markup.get("inline_keyboard", []):
+            for button in row:
+                if not 1 <= len(button.get("callback_data", "x").encode()) <= 64:
+                    raise ApiError(400, "Bad Request: BUTTON_DATA_INVALID")
+
+    def _stored(self, params: dict) -> Stored:
+        stored = self.messages.get((params.get("chat_id"), params.get("message_id")))
+        if stored is None:
+            raise ApiError(400, "Bad Request: message to edit not found")
+        return stored
+
+    # --- the Bot API methods --------------------------------------------------------------------------
+
+    async def api_getMe(self, params: dict) -> dict:
+        return BOT
+
+    async def api_deleteWebhook(self, params: dict) -> bool:
+        return True
+
+    async def api_setWebhook(self, params: dict) -> bool:
+        return True
+
+    async def api_setMyCommands(self, params: dict) -> bool:
+        return True
+
+    async def api_getMyCommands(self, params: dict) -> list:
+        for call in reversed(self.calls):
+            if call.method == "setMyCommands" and call.params.get("scope") == params.get("scope") \
+                    and call.params.get("language_code") == params.get("language_code"):
+                return call.params["commands"]
+        return []
+
+    async def api_getUpdates(self, params: dict) -> list[dict]:
+        offset = int(params.get("offset") or 0)
+        self.updates = [update for update in self.updates if update["update_id"] >= offset]
+        if not self.updates and float(params.get("timeout") or 0) > 0:
+            self._arrived.clear()
+            try:
+                await asyncio.wait_for(self._arrived.wait(), min(float(params["timeout"]), 0.5))
+            except TimeoutError:
+                pass
+        return list(self.updates)
+
+    async def api_sendMessage(self, params: dict) -> dict:
+        text = params.get("text", "")
+        self._checked(text, 4096, params)
+        stored = Stored(params["chat_id"], next(self._ids), text, params.get("reply_markup"))
+        self.messages[(stored.chat_id, stored.message_id)] = stored
+        return self._message(stored)
+
+    async def api_sendPhoto(self, params: dict) -> dict:
+        caption = params.get("caption") or ""
+        self._checked(caption, 1024, params)
+        photo = params.get("photo")
+        stored = Stored(params["chat_id"], next(self._ids), caption, params.get("reply_markup"),
+                        photo if isinstance(photo, bytes) else b"")
+        self.messages[(stored.chat_id, stored.message_id)] = stored
+        return self._message(stored)
+
+    async def api_editMessageText(self, params: dict) -> dict:
+        stored = self._stored(params)
+        self._checked(params.get("text", ""), 4096, params)
+        markup = params.get("reply_markup")
+        if params.get("text") == stored.html and markup == stored.markup:
+            raise ApiError(400, "Bad Request: message is not modified: specified new message content and reply "
+                                "markup are exactly the same as a current content and reply markup of the message")
+        stored.html, stored.markup, stored.edits = params.get("text", ""), markup, stored.edits + 1
+        return self._message(stored)
+
+    async def api_editMessageReplyMarkup(self, params: dict) -> dict:
+        stored = self._stored(params)
+        stored.markup, stored.edits = params.get("reply_markup"), stored.edits + 1
+        return self._message(stored)
+
+    async def api_answerCallbackQuery(self, params: dict) -> bool:
+        query_id = params["callback_query_id"]
+        if query_id in self.answered_queries:
+            raise ApiError(400, "Bad Request: query is too old and response timeout expired or query ID is invalid")
+        if len(params.get("text") or "") > 200:
+            raise ApiError(400, "Bad Request: MESSAGE_TOO_LONG")
+        self.answered_queries.add(query_id)
+        return True
+
+    async def api_getChatMember(self, params: dict) -> dict:
+        chat_id, user_id = params["chat_id"], params["user_id"]
+        user = {"id": user_id, "is_bot": False, "first_name": f"User {user_id}"}
+        if user_id in self.admins.get(chat_id, set()):
+            rights = dict.fromkeys(("can_be_edited", "is_anonymous", "can_manage_chat", "can_delete_messages",
+                                    "can_manage_video_chats", "can_restrict_members", "can_promote_members",
+                                    "can_change_info", "can_invite_users", "can_post_stories", "can_edit_stories",
+                                    "can_delete_stories"), False)
+            return {"status": "administrator", "user": user, **rights, "can_manage_chat": True}
+        return {"status": "member", "user": user}
+
+
+async def _params(request: web.Request) -> dict[str, Any]:
+    """Form or multipart fields; PTB sends strings raw and everything else JSON-encoded."""
+    params: dict[str, Any] = dict(request.query)
+    if request.can_read_body:
+        form = await request.post()
+        for name, value in form.items():
+            if hasattr(value, "file"):
+                params[name] = value.file.read()
+            else:
+                params[name] = value
+    for name, value in list(params.items()):
+        if isinstance(value, str) and name not in RAW_STRINGS:
+            try:
+                params[name] = json.loads(value)
+            except ValueError:
+                pass
+    return params
