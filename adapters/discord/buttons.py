@@ -1,0 +1,43 @@
+"""Answer buttons that keep working across restarts: a DynamicItem whose custom_id is the core's token.
+
+Nothing about a button lives in memory: the custom_id `a:<asked_id>:<letter>` is matched by the
+template, and the store decides whether the click counts (see clicks.py).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import discord
+
+from adapters.discord.clicks import answer_click
+
+TEMPLATE = r"a:(?P<asked_id>[0-9]+):(?P<letter>[a-f])"
+
+
+class AnswerButton(discord.ui.DynamicItem[discord.ui.Button], template=TEMPLATE):
+    """One answer option of a question; its custom_id is the answer token."""
+
+    def __init__(self, token: str, label: str | None = None, row: int | None = None) -> None:
+        match = re.fullmatch(TEMPLATE, token)
+        if match is None:
+            raise ValueError(f"not an answer token: {token!r}")
+        super().__init__(discord.ui.Button(label=label or match["letter"].upper(), custom_id=token,
+                                           style=discord.ButtonStyle.secondary), row=row)
+
+    @classmethod
+    def from_token(cls, token: str, label: str, row: int | None = None) -> AnswerButton:
+        return cls(token, label, row)
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str], /) -> AnswerButton:
+        return cls(match.group(0), getattr(item, "label", None))
+
+    async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+        await answer_click(interaction, self.custom_id)
+
+
+def is_answer_custom_id(custom_id: str) -> bool:
+    return re.fullmatch(TEMPLATE, custom_id) is not None

@@ -1,0 +1,53 @@
+"""Autocomplete for slash-command options: topics from the bank and IANA time zones."""
+
+from __future__ import annotations
+
+import zoneinfo
+from functools import cache
+
+import discord
+from discord import app_commands
+
+from adapters.discord.translator import language_of
+
+CHOICES_MAX = 25  # Discord shows at most 25 autocomplete results
+CHOICE_NAME_MAX = 100
+
+
+@cache
+def timezones() -> tuple[str, ...]:
+    return tuple(sorted(zoneinfo.available_timezones()))
+
+
+def _rank(current: str, *texts: str) -> int | None:
+    """0 when a text starts with what was typed, 1 when it contains it, None otherwise."""
+    typed = current.casefold().strip()
+    folded = [text.casefold() for text in texts]
+    if any(text.startswith(typed) for text in folded):
+        return 0
+    return 1 if any(typed in text for text in folded) else None
+
+
+async def topic(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """Topics whose name or label matches what was typed, labelled in the user's language."""
+    core = interaction.client.core  # type: ignore[attr-defined]
+    language = language_of(interaction.locale) or "en"
+    ranked = []
+    for name, label in core.topics(language):
+        rank = _rank(current, name, label)
+        if rank is not None:
+            ranked.append((rank, label, name))
+    ranked.sort()
+    return [app_commands.Choice(name=f"{label} ({name})"[:CHOICE_NAME_MAX], value=name)
+            for _rank_, label, name in ranked[:CHOICES_MAX]]
+
+
+async def timezone(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """IANA time zones matching what was typed (start of the name or of its city first)."""
+    ranked = []
+    for name in timezones():
+        rank = _rank(current, name, name.rsplit("/", 1)[-1])
+        if rank is not None:
+            ranked.append((rank, name))
+    ranked.sort()
+    return [app_commands.Choice(name=name, value=name) for _rank_, name in ranked[:CHOICES_MAX]]

@@ -1,0 +1,113 @@
+"""The Discord client: slash commands, answer buttons registered at start-up, the core's delivery port.
+
+`serve()` runs it until the stop event is set (called by adapters/runner.py, alone or beside
+Telegram over the same Core). No privileged intents: slash commands and buttons need none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import discord
+from discord import app_commands
+
+from adapters.discord.buttons import AnswerButton, is_answer_custom_id
+from adapters.discord.commands import add_commands
+from adapters.discord.counter import Counters
+from adapters.discord.delivery import DiscordPort
+from adapters.discord.errors import on_app_command_error, refuse_unknown_component
+from adapters.discord.translator import CatalogTranslator
+from bot.config import Settings
+from bot.core import Core
+
+log = logging.getLogger(__name__)
+
+
+def quiet_voice_warnings() -> None:
+    """The bot has no voice: do not warn at start-up that voice libraries are missing."""
+    discord.VoiceClient.warn_nacl = False
+    discord.VoiceClient.warn_dave = False
+
+
+def intents() -> discord.Intents:
+    """Only the guilds intent (not privileged): channels in the cache for the /subscribe channel option."""
+    return discord.Intents(guilds=True)
+
+
+class InterviewClient(discord.Client):
+    """A discord.Client with the bot's command tree; every state change goes through `core`."""
+
+    def __init__(self, core: Core, *, sync: bool = False, sync_guild: int | None = None, **options: object) -> None:
+        quiet_voice_warnings()
+        super().__init__(intents=intents(), allowed_mentions=discord.AllowedMentions.none(), **options)  # type: ignore[arg-type]
+        self.core = core
+        self.sync, self.sync_guild = sync, sync_guild
+        self.tree = app_commands.CommandTree(
+            self, allowed_installs=app_commands.AppInstallationType(guild=True, user=False))
+        self.tree.error(on_app_command_error)
+        add_commands(self.tree)
+        self.port = DiscordPort(self)
+        self.counters = Counters(self)
+        self.response_budget = 1.5
+
+    async def setup_hook(self) -> None:
+        """Buttons of any earlier message answer again; commands are translated (and synced)."""
+        self.add_dynamic_items(AnswerButton)
+        await self.tree.set_translator(CatalogTranslator())
+        self.core.add_port(self.port)
+        if self.sync:
+            await self.sync_commands()
+
+    async def sync_commands(self) -> int:
+        """Send the command tree to Discord: to one server (instant) or globally (up to an hour)."""
+        if self.sync_guild is not None:
+            guild = discord.Object(id=self.sync_guild)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("synced %d commands to server %d", len(synced), self.sync_guild)
+        else:
+            synced = await self.tree.sync()
+            log.info("synced %d global commands", len(synced))
+        return len(synced)
+
+    async def on_ready(self) -> None:
+        log.info("connected to Discord as %s (%s)", self.user, self.user.id if self.user else "?")
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Clicks that no answer button handles (forged, or not on the message) get a polite refusal."""
+        if interaction.type is discord.InteractionType.component:
+            await refuse_unknown_component(interaction, handled_by_buttons(interaction))
+
+    async def close(self) -> None:
+        self.counters.close()
+        self.core.remove_port(self.port)
+        await super().close()
+
+
+def handled_by_buttons(interaction: discord.Interaction) -> bool:
+    """Whether discord.py will hand this click to an AnswerButton: our template, and on the message."""
+    custom_id = str((interaction.data or {}).get("custom_id", ""))
+    if not is_answer_custom_id(custom_id) or interaction.message is None:
+        return False
+    return any(getattr(child, "custom_id", None) == custom_id
+               for row in interaction.message.components for child in getattr(row, "children", (row,)))
+
+
+async def serve(core: Core, settings: Settings, stop_event: asyncio.Event, *, sync_guild: int | None = None) -> None:
+    """Log in, sync the commands, catch up on missed posts, and stay connected until `stop_event` is set."""
+    client = InterviewClient(core, sync=True, sync_guild=sync_guild)
+    async with client:
+        await client.login(settings.discord_token or "")
+        catch_up = asyncio.create_task(core.tick(), name="discord-catch-up")  # the core started before our port
+        connection = asyncio.create_task(client.connect(), name="discord-gateway")
+        stopping = asyncio.create_task(stop_event.wait(), name="discord-stop")
+        done, _ = await asyncio.wait({connection, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        await client.close()
+        for task in (catch_up, connection, stopping):
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(catch_up, connection, stopping, return_exceptions=True)
+        if connection in done and connection.exception() is not None:
+            raise connection.exception()  # type: ignore[misc]
+    log.info("Discord client stopped")

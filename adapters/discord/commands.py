@@ -1,0 +1,183 @@
+"""The slash-command tree: personal commands (interviews, progress) here, server settings in
+server_commands.py; names, descriptions and options localized through translator.py.
+
+`print_command_tree()` shows the tree as Discord will get it, without connecting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+
+from adapters.discord import choices
+from adapters.discord.people import chat_ref, is_private, user_ref
+from adapters.discord.places import anywhere, dm_only
+from adapters.discord.replies import defer, in_time, send, tell
+from adapters.discord.server_commands import SERVER_COMMANDS, core_of
+from adapters.discord.translator import CatalogTranslator, text
+from adapters.discord.translator import option_about as about
+from adapters.discord.translator import option_name as option
+from bot.commands import COMMANDS, commands_for
+from bot.core import Outgoing
+from bot.domain import InterviewFilters
+from bot.i18n import t
+from bot.messages import Message, Paragraph
+
+log = logging.getLogger(__name__)
+COUNT_MAX = 20
+
+
+async def send_question(interaction: discord.Interaction, outgoing: Outgoing) -> None:
+    """A question (or a status text) as the reply; the core learns where a question went."""
+    sent = await send(interaction, outgoing.message)
+    if outgoing.asked_id is not None:
+        await core_of(interaction).posted(outgoing.asked_id, str(sent.id))
+
+
+@app_commands.command(name="interview", description=text("discord.command.interview"))
+@app_commands.rename(topic=option("topic"), level=option("level"), count=option("count"))
+@app_commands.describe(topic=about("topic"), level=about("level"), count=about("count"))
+@app_commands.choices(level=[app_commands.Choice(name=text(f"difficulty.{n}"), value=n) for n in (1, 2, 3)])
+@app_commands.autocomplete(topic=choices.topic)
+@dm_only()
+async def interview(interaction: discord.Interaction, topic: str | None = None, level: int | None = None,
+                    count: app_commands.Range[int, 1, COUNT_MAX] = 5) -> None:
+    """Start a mock interview in this DM."""
+    core = core_of(interaction)
+    filters = InterviewFilters(topics=(topic,) if topic else (), difficulty=level, count=count)
+    outgoing = await in_time(interaction, core.start_interview(user_ref(interaction), chat_ref(interaction), filters))
+    await send_question(interaction, outgoing)
+
+
+@app_commands.command(name="stop", description=text("discord.command.stop"))
+@dm_only()
+async def stop(interaction: discord.Interaction) -> None:
+    """Stop your interview and get the report."""
+    core, user = core_of(interaction), user_ref(interaction)
+    report = await in_time(interaction, core.stop_interview(user))
+    if report is None:
+        await tell(interaction, t(await core.language(user), "interview.none_active"), ephemeral=False)
+    else:
+        await send(interaction, report)
+
+
+@app_commands.command(name="review", description=text("discord.command.review"))
+@dm_only()
+async def review(interaction: discord.Interaction) -> None:
+    """Practise the questions you missed, when they are due."""
+    core = core_of(interaction)
+    await send_question(interaction, await in_time(interaction, core.review(user_ref(interaction), chat_ref(interaction))))
+
+
+@app_commands.command(name="history", description=text("discord.command.history"))
+@dm_only()
+async def history(interaction: discord.Interaction) -> None:
+    """Your past interviews."""
+    await send(interaction, await in_time(interaction, core_of(interaction).history(user_ref(interaction))))
+
+
+@app_commands.command(name="progress", description=text("discord.command.progress"))
+@anywhere()
+async def progress(interaction: discord.Interaction) -> None:
+    """Your accuracy per topic and level, with a chart (only you see it in a server)."""
+    private = is_private(interaction)
+    await defer(interaction, ephemeral=not private)  # the chart takes a while: defer at once
+    await send(interaction, await core_of(interaction).progress(user_ref(interaction)), ephemeral=not private)
+
+
+@app_commands.command(name="language", description=text("discord.command.language"))
+@app_commands.rename(language=option("language"))
+@app_commands.describe(language=about("language"))
+@app_commands.choices(language=[app_commands.Choice(name=text(f"discord.choice.{code}"), value=code)
+                                for code in ("tr", "en")])
+@anywhere()
+async def language(interaction: discord.Interaction, language: str) -> None:
+    """Choose the language I answer in (in a server: this channel's language)."""
+    core, private = core_of(interaction), is_private(interaction)
+    confirmation = await in_time(interaction, core.set_language(language, user_ref(interaction), chat_ref(interaction)),
+                                 ephemeral=not private)
+    await tell(interaction, confirmation, ephemeral=not private)
+
+
+def help_message(language: str, where: Literal["private", "group"]) -> Message:
+    """What the bot does and the slash commands offered here."""
+    names = {command.name for command in all_commands()}
+    lines = "\n".join(f"- `/{command.name}`: {t(language, f'discord.command.{command.name}')}"
+                      for command in commands_for(where) if command.name in names)
+    return Message((Paragraph(t(language, "help.title"), "title"), Paragraph(t(language, f"help.intro_{where}")),
+                    Paragraph(t(language, "discord.commands_title"), "title"), Paragraph(lines)))
+
+
+@app_commands.command(name="help", description=text("discord.command.help"))
+@anywhere()
+async def help_(interaction: discord.Interaction) -> None:
+    """What I do and every command."""
+    core, private = core_of(interaction), is_private(interaction)
+    language = await in_time(interaction, core.language(user_ref(interaction), chat_ref(interaction)),
+                             ephemeral=not private)
+    await send(interaction, help_message(language, "private" if private else "group"), ephemeral=not private)
+
+
+PERSONAL_COMMANDS: tuple[app_commands.Command, ...] = (interview, stop, review, history, progress, language, help_)
+
+
+def all_commands() -> tuple[app_commands.Command, ...]:
+    return PERSONAL_COMMANDS + SERVER_COMMANDS
+
+
+def add_commands(tree: app_commands.CommandTree) -> None:
+    """Every slash command, in the order of bot.commands.COMMANDS."""
+    order = {command.name: number for number, command in enumerate(COMMANDS)}
+    for command in sorted(all_commands(), key=lambda c: order.get(c.name, len(order))):
+        tree.add_command(command)
+
+
+# --- --list-commands -----------------------------------------------------------------------------
+
+def _contexts(payload: dict[str, Any]) -> str:
+    names = {0: "server", 1: "DM", 2: "private channel"}
+    return ", ".join(names[value] for value in payload.get("contexts") or ()) or "everywhere"
+
+
+def _option_lines(option_payload: dict[str, Any]) -> list[str]:
+    kind = discord.AppCommandOptionType(option_payload["type"]).name
+    flags = [kind, "required" if option_payload.get("required") else "optional"]
+    if option_payload.get("autocomplete"):
+        flags.append("autocomplete")
+    lines = [f"    {option_payload['name']} (tr: {option_payload.get('name_localizations', {}).get('tr', '-')})"
+             f" [{', '.join(flags)}]: {option_payload['description']}",
+             f"        tr: {option_payload.get('description_localizations', {}).get('tr', '-')}"]
+    for choice in option_payload.get("choices", ()):
+        lines.append(f"        = {choice['value']}: {choice['name']} (tr: {choice.get('name_localizations', {}).get('tr', '-')})")
+    return lines
+
+
+async def command_payloads() -> list[dict[str, Any]]:
+    """The tree as it is synced: every command's JSON with its localizations."""
+    discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # no voice here
+    client = discord.Client(intents=discord.Intents(guilds=True))
+    tree = app_commands.CommandTree(client)
+    add_commands(tree)
+    translator = CatalogTranslator()
+    return [await command.get_translated_payload(tree, translator) for command in tree.get_commands()]
+
+
+def describe_tree(payloads: list[dict[str, Any]]) -> str:
+    lines = []
+    for payload in payloads:
+        permissions = payload.get("default_member_permissions")
+        admin = " [Manage Server]" if permissions and int(permissions) & discord.Permissions(manage_guild=True).value else ""
+        lines.append(f"/{payload['name']}{admin} ({_contexts(payload)}): {payload['description']}")
+        lines.append(f"    tr: {payload['description_localizations'].get('tr', '-')}")
+        for option_payload in payload.get("options", ()):
+            lines.extend(_option_lines(option_payload))
+    return "\n".join(lines)
+
+
+def print_command_tree() -> None:
+    """Print the slash commands with their options and Turkish/English texts (no connection)."""
+    print(describe_tree(asyncio.run(command_payloads())))

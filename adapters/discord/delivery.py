@@ -1,0 +1,95 @@
+"""The core's DeliveryPort on Discord: daily posts, reveals and interview timeouts sent over HTTP.
+
+discord.py handles rate limits (429s) itself. Its errors are translated into the outcomes the core
+treats differently: the channel is gone (no access, deleted, DMs closed), the outcome is unknown
+(a server error or timeout after sending: never resend), or a plain failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import aiohttp
+import discord
+
+from adapters.discord.render import Part, render
+from bot.delivery import ChatGone, DeliveryError, DeliveryUnknown
+from bot.messages import Message
+from bot.store.people import ChatRecord
+
+log = logging.getLogger(__name__)
+UNKNOWN_MESSAGE = 10008  # the message was deleted: an edit falls back to a new message
+
+
+def translate(error: Exception, *, sending: bool) -> DeliveryError:
+    """A discord.py (or network) error as the core's delivery outcome."""
+    if isinstance(error, (discord.Forbidden, discord.NotFound)):
+        return ChatGone(f"{error.status} {error.code}: {error.text}")
+    if isinstance(error, discord.DiscordServerError) or isinstance(error, (asyncio.TimeoutError, aiohttp.ClientError, OSError)):
+        return DeliveryUnknown(str(error) or type(error).__name__) if sending else DeliveryError(str(error))
+    return DeliveryError(str(error) or type(error).__name__)
+
+
+def _send_kwargs(part: Part) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"embeds": part.embeds}
+    view = part.view()
+    if view is not None:
+        kwargs["view"] = view
+    files = part.files()
+    if files:
+        kwargs["files"] = files
+    return kwargs
+
+
+class DiscordPort:
+    """Sends and edits messages in Discord channels (server channels and DM channels) by id."""
+
+    platform = "discord"
+    posts_per_second = 20.0  # well under Discord's ~50 requests/s per bot; each post is one request
+
+    def __init__(self, client: discord.Client) -> None:
+        self.client = client
+
+    def _channel(self, chat: ChatRecord) -> discord.PartialMessageable:
+        return self.client.get_partial_messageable(int(chat.platform_chat_id))
+
+    async def send(self, chat: ChatRecord, message: Message) -> str:
+        """Post the message; the reference is the id of the (last) Discord message, which has the buttons."""
+        sent: discord.Message | None = None
+        for number, part in enumerate(render(message)):
+            try:
+                sent = await self._channel(chat).send(**_send_kwargs(part))
+            except (discord.HTTPException, asyncio.TimeoutError, aiohttp.ClientError, OSError) as error:
+                outcome = translate(error, sending=True)
+                if number and not isinstance(outcome, ChatGone):
+                    outcome = DeliveryUnknown(f"part {number + 1} failed after part 1 was sent: {error}")
+                log.warning("channel %s: send failed: %s", chat.platform_chat_id, type(outcome).__name__)
+                raise outcome from error
+        assert sent is not None
+        return str(sent.id)
+
+    async def edit(self, chat: ChatRecord, ref: str, message: Message) -> None:
+        """Replace the message (its counter and buttons too); a deleted message is posted anew."""
+        first, *rest = render(message)
+        counters = getattr(self.client, "counters", None)
+        if counters is not None:
+            counters.finalize(int(ref))
+        target = self._channel(chat).get_partial_message(int(ref))
+        try:
+            await target.edit(content=None, embeds=first.embeds, view=first.view(), attachments=first.files())
+        except discord.NotFound as error:
+            if error.code != UNKNOWN_MESSAGE:
+                raise translate(error, sending=False) from error
+            log.info("channel %s: message %s was deleted; posting the edit as a new message",
+                     chat.platform_chat_id, ref)
+            await self.send(chat, message)
+            return
+        except (discord.HTTPException, asyncio.TimeoutError, aiohttp.ClientError, OSError) as error:
+            raise translate(error, sending=False) from error
+        for part in rest:
+            try:
+                await self._channel(chat).send(**_send_kwargs(part))
+            except (discord.HTTPException, asyncio.TimeoutError, aiohttp.ClientError, OSError) as error:
+                raise translate(error, sending=True) from error

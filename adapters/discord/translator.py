@@ -1,0 +1,49 @@
+"""Slash-command names and descriptions in Turkish and English, read from the bot's own catalogs.
+
+Every localizable string in the command tree is an `app_commands.locale_str` whose message is the
+English text and whose `key` extra names the catalog entry; the translator looks that key up for
+the Discord locales we speak (tr, en-US, en-GB) and leaves the rest to Discord's default (English).
+"""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+
+from bot.i18n import catalog, language_from_locale, t
+
+LOCALES: dict[discord.Locale, str] = {
+    discord.Locale.turkish: "tr",
+    discord.Locale.american_english: "en",
+    discord.Locale.british_english: "en",
+}
+
+
+def text(key: str) -> app_commands.locale_str:
+    """A translatable string: the English text now, the catalog entry `key` for every locale we speak."""
+    return app_commands.locale_str(t("en", key), key=key)
+
+
+def option_name(name: str) -> app_commands.locale_str:
+    return text(f"discord.option.{name}.name")
+
+
+def option_about(name: str) -> app_commands.locale_str:
+    return text(f"discord.option.{name}.description")
+
+
+def language_of(locale: discord.Locale | str | None) -> str | None:
+    """'tr' or 'en' for a Discord locale, None for the others."""
+    return language_from_locale(str(locale) if locale else None)
+
+
+class CatalogTranslator(app_commands.Translator):
+    """Looks each command string's `key` up in bot/i18n (discord.yaml and the core's catalogs)."""
+
+    async def translate(self, string: app_commands.locale_str, locale: discord.Locale,
+                        context: app_commands.TranslationContext) -> str | None:
+        language = LOCALES.get(locale)
+        key = string.extras.get("key")
+        if language is None or key is None or key not in catalog(language):
+            return None
+        return t(language, key)

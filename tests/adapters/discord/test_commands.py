@@ -1,0 +1,27 @@
+"""Everyday commands in a server and a DM: help, language, groups."""
+
+from __future__ import annotations
+
+from tests.adapters.discord.harness import user
+
+ADA = user(1, "Ada")
+
+
+async def test_help_lists_the_commands_offered_here(discord_) -> None:
+    [in_dm] = await discord_.command("help", ADA, dm=True)
+    assert not in_dm.ephemeral and "`/interview`" in in_dm.text() and "`/subscribe`" not in in_dm.text()
+    [in_server] = await discord_.command("help", ADA, locale="tr")
+    assert in_server.ephemeral and "`/subscribe`" in in_server.text() and "`/interview`" not in in_server.text()
+    assert "Komutlar" in in_server.text()
+
+
+async def test_language_in_a_dm_is_the_users(discord_) -> None:
+    [reply] = await discord_.command("language", ADA, dm=True, language="tr")
+    assert reply.text() == "Dil Türkçe olarak ayarlandı."
+    [started] = await discord_.command("interview", ADA, dm=True, count=1)
+    assert started.message["embeds"][0]["footer"]["text"].startswith("Soru 1/1")
+
+
+async def test_groups_board(discord_) -> None:
+    [reply] = await discord_.command("groups", ADA)
+    assert reply.callback_type == 4 and "Study groups" in reply.text()

@@ -1,0 +1,94 @@
+"""Refusals: a member without Manage Server, commands in the wrong place, forged and stale custom_ids,
+and failures that must never show a traceback. Nothing is recorded for any of them."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.store.people import find_chat
+from tests.adapters.discord.harness import CHANNEL_ID, MEMBER, user
+from tests.adapters.discord.helpers import answer_count, asked_id_of, letters
+
+ADA, BOB = user(1, "Ada"), user(2, "Bob")
+
+
+@pytest.mark.parametrize("command, options", [("subscribe", {"time": "09:30"}), ("unsubscribe", {}), ("daily", {})])
+async def test_a_member_without_manage_server_is_refused(discord_, recorder, db, command, options) -> None:
+    requests = await discord_.command(command, ADA, permissions=MEMBER, **options)
+    assert len(requests) == 1, "one ephemeral reply and nothing posted"
+    [refusal] = requests
+    assert refusal.callback_type == 4 and refusal.ephemeral
+    assert refusal.text() == "You need the Manage Server permission for that."
+    chat = await find_chat(db, "discord", str(CHANNEL_ID))
+    assert chat is None, "nothing was stored for the channel"
+
+
+async def test_the_refusal_is_in_the_members_language(discord_) -> None:
+    [refusal] = await discord_.command("subscribe", ADA, permissions=MEMBER, time="09:30", locale="tr")
+    assert refusal.text() == "Bunun için Sunucuyu Yönet iznin olmalı."
+
+
+async def test_settings_commands_declare_manage_server_as_default_permission(discord_) -> None:
+    commands = {command.name: command for command in discord_.client.tree.get_commands()}
+    for name in ("daily", "subscribe", "unsubscribe"):
+        assert commands[name].default_permissions.manage_guild
+    assert commands["settings"].default_permissions is None
+
+
+async def test_commands_in_the_wrong_place(discord_) -> None:
+    [in_server] = await discord_.command("interview", ADA)
+    assert in_server.ephemeral and "direct message" in in_server.text()
+    [in_dm] = await discord_.command("subscribe", ADA, dm=True, time="09:30")
+    assert in_dm.ephemeral and "server channel" in in_dm.text()
+
+
+async def test_forged_and_stale_custom_ids(discord_, recorder, db, bank) -> None:
+    [started] = await discord_.command("interview", ADA, dm=True, count=2)
+    message_id = max(recorder.messages)
+    asked_id = asked_id_of(started.custom_ids()[0])
+    right, _wrong = await letters(db, bank, asked_id)
+    message = recorder.messages[message_id]
+
+    def forged(custom_id: str) -> dict:
+        """The message as a tampered client would present it, carrying `custom_id`."""
+        buttons = [{"type": 2, "style": 2, "label": "X", "custom_id": custom_id}]
+        return dict(message, components=[{"type": 1, "components": buttons}])
+
+    for custom_id in ("a:999999:a", "a:0:a", "a:1:z", "x:1:a", f"a:{asked_id}:f"):
+        [refusal] = await discord_.click(message_id, custom_id, ADA, dm=True, seen=forged(custom_id))
+        assert refusal.callback_type == 4 and refusal.ephemeral, custom_id
+        assert refusal.text() == "This button is not valid any more.", custom_id
+    [not_on_message] = await discord_.click(message_id, "a:12345:b", ADA, dm=True)
+    assert not_on_message.ephemeral and "not valid" in not_on_message.text()
+    [someone_else] = await discord_.click(message_id, f"a:{asked_id}:{right}", BOB, dm=True)
+    assert someone_else.ephemeral and "someone else's interview" in someone_else.text()
+    assert await answer_count(db) == 0
+
+    await discord_.click(message_id, f"a:{asked_id}:{right}", ADA, dm=True)
+    assert await answer_count(db) == 1
+    [stale] = await discord_.click(message_id, f"a:{asked_id}:{right}", ADA, dm=True, seen=message)
+    assert stale.ephemeral and "only the first answer counts" in stale.text()
+    assert await answer_count(db) == 1
+
+
+async def test_a_failure_is_a_polite_message_and_a_log_line(discord_, core, monkeypatch, caplog) -> None:
+    async def broken(*_args, **_kwargs):
+        raise RuntimeError("database is locked")
+
+    monkeypatch.setattr(core, "history", broken)
+    [reply] = await discord_.command("history", ADA, dm=True)
+    assert reply.ephemeral and reply.text() == "Sorry, something went wrong on my side. Please try again."
+    assert "Traceback" not in reply.text() and "database is locked" not in reply.text()
+    assert any("failed" in record.message and record.exc_info for record in caplog.records)
+
+
+async def test_a_failing_click_is_a_polite_message(discord_, recorder, core, monkeypatch) -> None:
+    [started] = await discord_.command("interview", ADA, dm=True, count=2)
+    custom_id = started.custom_ids()[0]
+
+    async def broken(*_args, **_kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(core, "click", broken)
+    [reply] = await discord_.click(max(recorder.messages), custom_id, ADA, dm=True)
+    assert reply.ephemeral and "something went wrong" in reply.text()
