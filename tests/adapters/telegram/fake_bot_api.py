@@ -4,7 +4,9 @@ It implements the methods the adapter calls, keeps the messages it was sent (wit
 keyboards), records every call with its parameters, serves getUpdates from a queue the tests push
 into, and answers like Telegram: `{"ok": true, "result": ...}` with real message objects, 400 for
 unbalanced or unknown HTML tags, oversized texts or callback_data, and, on command, 429 with
-retry_after, 403 Forbidden, 400 with migrate_to_chat_id, or a response slower than the client waits.
+retry_after, 403 Forbidden, 400 with migrate_to_chat_id, a 502, a dropped connection, or a response slower
+than the client waits. A `Chaos` plan adds seeded random faults to a share of all calls (the reliability
+suite), and every call records whether its effect was applied, so tests can tell delivered from lost.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import random
 import re
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
@@ -85,6 +89,83 @@ class Call:
     method: str
     params: dict[str, Any]
     status: int = 200
+    applied: bool = False  # the method's effect happened (a message stored, a query answered)
+    fault: str | None = None  # the injected fault this call got, if any
+
+
+CHAOS_KINDS = ("retry_after", "bad_gateway", "drop", "timeout")
+
+
+@dataclass(frozen=True)
+class Incident:
+    """A fault the chaos plan gave one call: its kind and whether the call's effect happened first."""
+
+    method: str
+    subject: tuple
+    kind: str
+    applied: bool
+    retry_after: int = 0
+
+
+def subject_of(params: dict) -> tuple:
+    """What a call is about (chat, message, callback query): chaos decisions are drawn per subject."""
+    return tuple(params.get(name) for name in ("chat_id", "message_id", "callback_query_id"))
+
+
+@dataclass
+class Chaos:
+    """Seeded random faults on about `rate` of the calls the server receives, and `refuse_rate` of the
+    connections a client transport asks about (see `refuse`).
+
+    Each decision depends only on the seed, the method, the call's subject and how many calls of that
+    method about that subject came before, so concurrent traffic does not reshuffle who gets what.
+    A 429 is answered before the call has any effect; a 502, a dropped connection or a timeout come
+    after the request was read, and half of the 502s and drops happen before the effect, half after
+    (a timeout is always applied, then answered too late): the client cannot tell which.
+    """
+
+    seed: int
+    rate: float = 0.1
+    kinds: tuple[str, ...] = CHAOS_KINDS
+    methods: frozenset[str] | None = None  # None: every method
+    retry_after: tuple[int, ...] = (0, 1)
+    delay: float = 2.0  # a timeout answers this late: longer than the client waits
+    refuse_rate: float = 0.0
+    active: bool = True
+    incidents: list[Incident] = field(default_factory=list)
+    refusals: list[tuple[str, tuple]] = field(default_factory=list)
+    _seen: Counter = field(default_factory=Counter)
+
+    def _draw(self, stage: str, method: str, subject: tuple) -> random.Random:
+        number = self._seen[(stage, method, subject)]
+        self._seen[(stage, method, subject)] += 1
+        return random.Random(f"{self.seed}:{stage}:{method}:{subject}:{number}")
+
+    def _targets(self, method: str) -> bool:
+        return self.active and (self.methods is None or method in self.methods)
+
+    def decide(self, method: str, params: dict) -> Incident | None:
+        """The fault for a call the server just read, or None to answer it normally."""
+        if not self._targets(method):
+            return None
+        subject = subject_of(params)
+        rng = self._draw("server", method, subject)
+        if rng.random() >= self.rate:
+            return None
+        kinds = [kind for kind in self.kinds if not (kind == "timeout" and method == "getUpdates")]
+        kind = rng.choice(kinds)
+        applied = kind == "timeout" or (kind != "retry_after" and rng.random() < 0.5)
+        return Incident(method, subject, kind, applied, rng.choice(self.retry_after))
+
+    def refuse(self, method: str, params: dict) -> bool:
+        """Whether a client's connection for this call should be refused (the request never leaves)."""
+        if not self._targets(method) or self.refuse_rate <= 0:
+            return False
+        subject = subject_of(params)
+        refused = self._draw("client", method, subject).random() < self.refuse_rate
+        if refused:
+            self.refusals.append((method, subject))
+        return refused
 
 
 @dataclass
@@ -122,6 +203,9 @@ class FakeBotApi:
     chats: dict[int, dict] = field(default_factory=dict)
     updates: list[dict] = field(default_factory=list)
     answered_queries: set[str] = field(default_factory=set)
+    token: str = TOKEN
+    chaos: Chaos | None = None
+    served: Counter = field(default_factory=Counter)  # update_id -> how many getUpdates answers carried it
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1)
@@ -134,8 +218,8 @@ class FakeBotApi:
 
     async def start(self) -> str:
         app = web.Application()
-        app.router.add_post(f"/bot{TOKEN}/{{method}}", self._handle)
-        app.router.add_get(f"/bot{TOKEN}/{{method}}", self._handle)
+        app.router.add_post(f"/bot{self.token}/{{method}}", self._handle)
+        app.router.add_get(f"/bot{self.token}/{{method}}", self._handle)
         self._runner = web.AppRunner(app, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -151,10 +235,17 @@ class FakeBotApi:
     # --- what tests use ---------------------------------------------------------------------------
 
     def fail(self, method: str, kind: str, *, chat_id: int | None = None, times: int = 1, value: float = 1) -> None:
+        """Answer the next `times` calls of `method` (to `chat_id`) with a fault: retry_after (value s),
+        forbidden, migrate (to chat value), slow (value s late), bad_gateway (502, not applied), drop
+        (applied, then the connection closed)."""
         self.faults.append(Fault(method, kind, chat_id, times, value))
 
     def calls_of(self, method: str) -> list[dict[str, Any]]:
         return [call.params for call in self.calls if call.method == method]
+
+    def applied(self, method: str) -> list[Call]:
+        """The calls of `method` whose effect happened, whatever the client was told."""
+        return [call for call in list(self.calls) if call.method == method and call.applied]
 
     def sent_to(self, chat_id: int) -> list[Stored]:
         return [stored for (chat, _), stored in sorted(self.messages.items()) if chat == chat_id]
@@ -176,12 +267,23 @@ class FakeBotApi:
         params = await _params(request)
         call = Call(method, params)
         self.calls.append(call)
+        incident = self.chaos.decide(method, params) if self.chaos is not None else None
         try:
-            delay = self._fault(method, params)
+            if incident is not None and not incident.applied:
+                return self._failed(request, call, incident)
+            delay = self._fault(method, params, call)
             handler = getattr(self, f"api_{method}", None)
             if handler is None:
                 raise ApiError(404, "Not Found: method not found")
             result = await handler(params)
+            call.applied = True
+            if incident is not None:
+                if incident.kind != "timeout":
+                    return self._failed(request, call, incident)
+                self._record(call, incident)
+                delay = max(delay, self.chaos.delay)  # type: ignore[union-attr]
+            if call.fault == "drop":
+                request.transport.close()  # type: ignore[union-attr]  # done, but the answer is lost
             if delay:
                 await asyncio.sleep(delay)  # done, but answered after the client gave up
             return web.json_response({"ok": True, "result": result})
@@ -192,7 +294,25 @@ class FakeBotApi:
                 body["parameters"] = error.parameters
             return web.json_response(body, status=error.status)
 
-    def _fault(self, method: str, params: dict) -> float:
+    def _record(self, call: Call, incident: Incident) -> None:
+        call.fault = incident.kind
+        self.chaos.incidents.append(incident)  # type: ignore[union-attr]
+
+    def _failed(self, request: web.Request, call: Call, incident: Incident) -> web.Response:
+        """Answer a call with its chaos fault: a 429 (never applied), a 502, or a dropped connection."""
+        self._record(call, incident)
+        if incident.kind == "retry_after":
+            raise ApiError(429, f"Too Many Requests: retry after {incident.retry_after}",
+                           {"retry_after": incident.retry_after})
+        if incident.kind == "bad_gateway":
+            raise ApiError(502, "Bad Gateway")
+        if incident.kind == "drop":
+            request.transport.close()  # type: ignore[union-attr]  # the client sees the connection go
+            return web.Response()
+        assert incident.kind == "timeout" and not incident.applied
+        raise AssertionError("a timeout is always applied")
+
+    def _fault(self, method: str, params: dict, call: Call) -> float:
         for fault in self.faults:
             if fault.method != method or fault.times <= 0:
                 continue
@@ -209,6 +329,11 @@ class FakeBotApi:
                                {"migrate_to_chat_id": int(fault.value)})
             if fault.kind == "slow":
                 return fault.value
+            if fault.kind == "bad_gateway":
+                raise ApiError(502, "Bad Gateway")
+            if fault.kind == "drop":
+                call.fault = "drop"  # applied, then the connection is closed instead of answering
+                return 0.0
             raise AssertionError(f"unknown fault {fault.kind}")
         return 0.0
 
@@ -285,7 +410,9 @@ class FakeBotApi:
                 await asyncio.wait_for(self._arrived.wait(), min(float(params["timeout"]), 0.5))
             except TimeoutError:
                 pass
-        return list(self.updates)
+        batch = self.updates[: int(params.get("limit") or 100)]
+        self.served.update(update["update_id"] for update in batch)
+        return batch
 
     async def api_sendMessage(self, params: dict) -> dict:
         text = params.get("text", "")
