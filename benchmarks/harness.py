@@ -1,0 +1,161 @@
+"""Run the selected benchmarks, print one table against the goals, and write the raw figures as JSON.
+
+Each benchmark runs in its own event loop (asyncio.run) so that one cannot leave tasks, threads or
+connections behind for the next; a benchmark that fails is reported and the others still run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import importlib
+import json
+import os
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from benchmarks.figures import Figure, format_value, lookup
+from benchmarks.registry import MODULES, REQUIRED_KEYS
+from benchmarks.sizes import SCALE_VARIABLE, machine, scale
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One benchmark's run: its figures, or the error that stopped it."""
+
+    name: str
+    figures: tuple[Figure, ...]
+    result: dict[str, Any]
+    error: str | None
+    elapsed_s: float
+
+
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
+    short_names = [path.rsplit(".", 1)[1] for path in MODULES]
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="smaller workloads (all together well under 3 minutes)")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write the raw figures to FILE")
+    parser.add_argument("--only", nargs="+", metavar="NAME", choices=short_names,
+                        help=f"run only these benchmarks ({', '.join(short_names)})")
+    parser.add_argument("--scale", type=float, metavar="X",
+                        help=f"multiply every workload by X (sets {SCALE_VARIABLE}; for smoke tests)")
+    return parser.parse_args(argv)
+
+
+def selected_modules(only: list[str] | None) -> list[str]:
+    """Module paths in registry order, restricted to --only names when given."""
+    return [path for path in MODULES if not only or path.rsplit(".", 1)[1] in only]
+
+
+def run_one(path: str, quick: bool) -> Outcome:
+    """Import and run one benchmark; any exception becomes the outcome's error."""
+    name = path.rsplit(".", 1)[1]
+    started = time.perf_counter()
+    figures: tuple[Figure, ...] = ()
+    try:
+        module: ModuleType = importlib.import_module(path)
+        name = getattr(module, "NAME", name)
+        figures = tuple(getattr(module, "FIGURES", ()))
+        print(f"running {name} ({'quick' if quick else 'full'}) ...", file=sys.stderr, flush=True)
+        result = asyncio.run(module.run(quick))
+        error = None
+    except Exception:  # a broken benchmark must not hide the others' figures
+        result, error = {}, traceback.format_exc()
+        print(error, file=sys.stderr)
+    gc.collect()
+    elapsed = time.perf_counter() - started
+    result = {**result, "elapsed_s": round(elapsed, 2)}
+    if error:
+        result["error"] = error
+    return Outcome(name, figures, result, error, elapsed)
+
+
+def shown_figures(outcome: Outcome) -> tuple[Figure, ...]:
+    """The declared figures, else every top-level number (for modules that declare none)."""
+    if outcome.figures:
+        return outcome.figures
+    return tuple(Figure(key) for key, value in outcome.result.items()
+                 if isinstance(value, (int, float)) and not isinstance(value, bool))
+
+
+def goal_rows(outcomes: list[Outcome]) -> list[dict[str, Any]]:
+    """Every shown figure with its value, goal and verdict; the table and the JSON both use these."""
+    rows = []
+    for outcome in outcomes:
+        for figure in shown_figures(outcome):
+            value = lookup(outcome.result, figure.key)
+            rows.append({"benchmark": outcome.name, "figure": figure.key, "key": f"{outcome.name}.{figure.key}",
+                         "value": value, "unit": figure.unit, "goal": figure.goal or None,
+                         "met": figure.met(value) if figure.goal else None})
+    return rows
+
+
+def render_table(rows: list[dict[str, Any]]) -> str:
+    """A plain fixed-width table: benchmark, figure, value, goal, met?."""
+    header = ("benchmark", "figure", "value", "goal", "met?")
+    body = [(row["benchmark"], row["figure"], f"{format_value(row['value'])}{row['unit'] if row['value'] is not None else ''}",
+             row["goal"] or "", {True: "yes", False: "NO", None: ""}[row["met"]]) for row in rows]
+    widths = [max(len(str(cells[i])) for cells in (header, *body)) for i in range(len(header))]
+    line = "  ".join("-" * width for width in widths)
+    text = ["  ".join(str(cell).ljust(width) for cell, width in zip(cells, widths)).rstrip()
+            for cells in (header, *body)]
+    return "\n".join([text[0], line, *text[1:]])
+
+
+def render_notes(outcomes: list[Outcome]) -> str:
+    """Each benchmark's notes (where the time goes when a goal is missed) and its errors."""
+    parts = []
+    for outcome in outcomes:
+        notes = outcome.result.get("notes") or []
+        if outcome.error:
+            notes = [*notes, f"ERROR: {outcome.error.strip().splitlines()[-1]}"]
+        if notes:
+            parts.append(f"[{outcome.name}]\n" + "\n".join(f"  {note}" for note in notes))
+    return "\n".join(parts)
+
+
+def document(outcomes: list[Outcome], rows: list[dict[str, Any]], quick: bool, elapsed: float) -> dict[str, Any]:
+    """The JSON: machine and run settings, each benchmark's raw figures, and the goal verdicts."""
+    produced = {row["key"] for row in rows if row["value"] is not None}
+    data: dict[str, Any] = {
+        "meta": {"quick": quick, "scale": scale(), "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                 "elapsed_s": round(elapsed, 2), "machine": machine(),
+                 "missing_required_keys": [key for key in REQUIRED_KEYS
+                                           if key not in produced
+                                           and lookup({o.name: o.result for o in outcomes}, key) is None]},
+    }
+    for outcome in outcomes:
+        data[outcome.name] = outcome.result
+    data["goals"] = [row for row in rows if row["goal"]]
+    return data
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Exit status 1 when a benchmark failed to run; a missed goal is a figure, not a failure."""
+    arguments = parse_arguments(argv)
+    if arguments.scale is not None:
+        os.environ[SCALE_VARIABLE] = repr(arguments.scale)
+    started = time.perf_counter()
+    outcomes = [run_one(path, arguments.quick) for path in selected_modules(arguments.only)]
+    rows = goal_rows(outcomes)
+    data = document(outcomes, rows, arguments.quick, time.perf_counter() - started)
+    print(render_table(rows))
+    notes = render_notes(outcomes)
+    if notes:
+        print("\n" + notes)
+    missing = data["meta"]["missing_required_keys"]
+    if missing:
+        print(f"\nnot produced by this run: {', '.join(missing)}")
+    if arguments.json:
+        arguments.json.parent.mkdir(parents=True, exist_ok=True)
+        arguments.json.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+        print(f"figures written to {arguments.json}")
+    print(f"total {data['meta']['elapsed_s']:.1f} s ({'quick' if arguments.quick else 'full'}, scale {scale():g})")
+    return 1 if any(outcome.error for outcome in outcomes) else 0

@@ -1,0 +1,89 @@
+"""The benchmark harness runs end to end at a tiny size and writes the keys the issue asks for.
+
+Only the plumbing is checked: figures from a run this small mean nothing, and timings are never
+asserted (benchmarks are not tests).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks import leaderboard
+from benchmarks.figures import Figure, lookup
+from benchmarks.harness import render_table
+from benchmarks.leaderboard_data import Shape, build
+from benchmarks.registry import MODULES
+from benchmarks.sizes import percentile
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = "0.002"
+OWN_KEYS = ("store.ratio_vs_raw", "leaderboard.p95_ms", "bank.load_10k_s")
+
+
+def run_harness(tmp_path: Path, *arguments: str) -> tuple[subprocess.CompletedProcess, dict]:
+    output = tmp_path / "bench.json"
+    environment = {**os.environ, "BENCHMARKS_SCALE": TINY}
+    completed = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--json", str(output), *arguments],
+                               cwd=ROOT, env=environment, capture_output=True, text=True, timeout=240)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    return completed, json.loads(output.read_text(encoding="utf-8"))
+
+
+def test_tiny_run_writes_every_required_key_of_its_benchmarks(tmp_path: Path) -> None:
+    completed, data = run_harness(tmp_path)
+    for key in OWN_KEYS:
+        value = lookup(data, key)
+        assert isinstance(value, (int, float)) and not isinstance(value, bool), key
+    assert data["meta"]["scale"] == float(TINY)
+    assert data["meta"]["quick"] is True
+    assert data["meta"]["machine"]["nproc"] >= 1
+    assert {row["key"] for row in data["goals"]} >= set(OWN_KEYS)
+    assert "answer_burst.ratio_vs_bare" in data["meta"]["missing_required_keys"]
+    assert completed.stdout.split()[:5] == ["benchmark", "figure", "value", "goal", "met?"]
+
+
+def test_only_runs_the_named_benchmark(tmp_path: Path) -> None:
+    _, data = run_harness(tmp_path, "--only", "store")
+    assert "store" in data and "leaderboard" not in data and "bank" not in data
+
+
+def test_every_registered_module_follows_the_contract() -> None:
+    for path in MODULES:
+        module = importlib.import_module(path)
+        assert module.NAME == path.rsplit(".", 1)[1]
+        assert inspect.iscoroutinefunction(module.run)
+        assert all(isinstance(figure, Figure) for figure in getattr(module, "FIGURES", ()))
+
+
+async def test_leaderboard_miss_path_measures_the_proposed_indexes(tmp_path: Path) -> None:
+    """The branch taken when the goal is missed (proposed indexes, notes) at a tiny size."""
+    shape = Shape(answers=300, users=30, chats=6, days=3)
+    path = tmp_path / "board.sqlite3"
+    generated = await build(path, shape)
+    assert generated.answers > 0 and generated.posts == 18
+    fixed = await leaderboard.measure_with_indexes(path, generated, shape, quick=True)
+    assert fixed["indexes"] and "groups" in fixed["plus_covering_answers_index"]
+    notes = leaderboard.miss_notes({"breakdown": fixed["breakdown"], "with_proposed_indexes": fixed})
+    assert any(note.startswith("proposed: CREATE INDEX") for note in notes)
+
+
+@pytest.mark.parametrize(("figure", "value", "met"), [
+    (Figure("x", at_least=0.5), 0.5, True), (Figure("x", at_least=0.5), 0.4, False),
+    (Figure("x", at_most=20), 21.0, False), (Figure("x"), 3.0, None), (Figure("x", at_most=1), None, None),
+])
+def test_goal_verdicts(figure: Figure, value: float | None, met: bool | None) -> None:
+    assert figure.met(value) is met
+
+
+def test_percentile_is_nearest_rank_and_table_renders() -> None:
+    assert percentile(list(range(1, 201)), 0.95) == 190
+    table = render_table([{"benchmark": "b", "figure": "f", "value": 1.5, "unit": " s", "goal": "<= 1 s", "met": False}])
+    assert "NO" in table.splitlines()[-1]
