@@ -50,12 +50,13 @@ QUERIES_FULL, QUERIES_QUICK = 200, 100
 GROUP_QUERIES_FULL, GROUP_QUERIES_QUICK = 30, 15
 UTC = ZoneInfo("UTC")
 
-# Candidates measured when the goal is missed (the proposed migration). Each serves one statement:
+# Candidates measured when the goal is missed. These two shipped as migration 5, so on a current schema
+# they already exist (IF NOT EXISTS) and the "with proposed indexes" figures equal the plain ones:
 PROPOSED_INDEXES: tuple[tuple[str, str], ...] = (
-    ("CREATE INDEX daily_posts_by_chat ON daily_posts (chat_id, id)",
+    ("CREATE INDEX IF NOT EXISTS daily_posts_by_chat ON daily_posts (chat_id, id)",
      "scores.chat_posts and scores.chat_results filter daily_posts by chat_id; no index leads with chat_id "
      "(the unique one is partial, WHERE kind = 'scheduled'), so every board reads every chat's posts"),
-    ("CREATE INDEX asked_daily_by_chat ON asked_questions (interview_id, chat_id, asked_at)",
+    ("CREATE INDEX IF NOT EXISTS asked_daily_by_chat ON asked_questions (interview_id, chat_id, asked_at)",
      "scores.group_totals filters interview_id IS NULL and groups by chat_id: this index covers the filter "
      "and hands rows over in chat order, so GROUP BY needs no temporary B-tree"),
 )

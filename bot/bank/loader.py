@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -62,7 +63,20 @@ class Bank:
 
 
 def check_bank(paths: Sequence[Path] | None = None) -> tuple[Bank, list[Problem]]:
-    """Load everything that is valid and report everything that is not; never raises for bad input."""
+    """Load everything that is valid and report everything that is not; never raises for bad input.
+
+    The cyclic garbage collector is paused meanwhile: loading creates millions of objects that all
+    stay alive, and rescanning them was half the load time of a 10,000-question bank."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _check_bank(paths)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _check_bank(paths: Sequence[Path] | None) -> tuple[Bank, list[Problem]]:
     roots = list(paths) if paths else [default_bank_path()]
     bank = Bank()
     problems: list[Problem] = []

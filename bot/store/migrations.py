@@ -125,6 +125,11 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE chats ADD COLUMN locale TEXT;
     """,
+    # 5: boards read one chat's posts and daily questions; without these every board scans every chat.
+    """
+    CREATE INDEX daily_posts_by_chat ON daily_posts (chat_id, id);
+    CREATE INDEX asked_daily_by_chat ON asked_questions (interview_id, chat_id, asked_at);
+    """,
 )
 
 LATEST = len(MIGRATIONS)
