@@ -28,9 +28,9 @@ from bot.localtime import instant, local_date, next_instant, parse_hhmm, zone
 from bot.selection import shuffled_options
 from bot.store import daily as posts
 from bot.store import interviews as records
+from bot.store.answer_batch import AnswerWriter, QuestionClosed
 from bot.store.database import Database
 from bot.store.people import ChatRecord, ensure_chat, ensure_user, find_chat, get_chat, move_chat
-from bot.store.review import record_review
 from bot.tokens import parse_answer_token
 
 log = logging.getLogger(__name__)
@@ -64,6 +64,7 @@ class DailyService:
         self.ports: dict[str, DeliveryPort] = ports if ports is not None else {}
         self.rng = rng or random.Random()
         self.grace = grace
+        self.answers = AnswerWriter(db)  # bursts of members' answers share transactions
 
     async def subscribe(self, chat: ChatRef, post_time: str, timezone: str = "UTC", topic: str | None = None,
                         difficulty: int | None = None, weekdays: tuple[int, ...] | None = None,
@@ -245,12 +246,12 @@ class DailyService:
         started = post.sent_at or asked.asked_at
         answer = RecordedAnswer(asked.id, person.id, option_index, correct, max(0, round((now - started) * 1000)),
                                 now, question.difficulty if correct else 0)
-        async with self.db.transaction() as connection:
-            try:
-                await records.insert_answer(connection, answer)
-            except records.AlreadyAnswered:
-                raise AnswerRefused("already_answered") from None
-            await record_review(connection, person.id, question.id, correct, answer.latency_ms, now)
+        try:
+            await self.answers.record(answer, question.id)
+        except records.AlreadyAnswered:
+            raise AnswerRefused("already_answered") from None
+        except QuestionClosed:
+            raise AnswerRefused("closed") from None
         stats = await posts.post_stats(self.db, asked.id, fastest=0)
         return DailyAnswer(correct, stats.answered, asked.id)
 

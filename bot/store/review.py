@@ -8,6 +8,7 @@ question dropped from the bank never fills a review with something that cannot b
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 
 import aiosqlite
 
@@ -34,18 +35,49 @@ async def record_review(connection: aiosqlite.Connection, user_id: int, question
                         latency_ms: int | None, now: float) -> None:
     """Inside a caller's transaction: move the question's card by one answer (a right first answer
     creates nothing)."""
-    card = schedule(await _card(connection, user_id, question_id), correct, latency_ms, now)
-    if card is None:
+    await record_reviews(connection, [ReviewAnswer(user_id, question_id, correct, latency_ms, now)])
+
+
+@dataclass(frozen=True)
+class ReviewAnswer:
+    user_id: int
+    question_id: str
+    correct: bool
+    latency_ms: int | None
+    at: float
+
+
+async def record_reviews(connection: aiosqlite.Connection, answers: list[ReviewAnswer]) -> None:
+    """Inside a caller's transaction: move the cards of many answers, in order, in two statements."""
+    if not answers:
         return
-    await connection.execute(
-        """INSERT INTO review_cards (user_id, question_id, repetitions, interval_days, ease, due_at, lapses,
-                                     last_reviewed_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (user_id, question_id) DO UPDATE SET
-               repetitions = excluded.repetitions, interval_days = excluded.interval_days, ease = excluded.ease,
-               due_at = excluded.due_at, lapses = excluded.lapses, last_reviewed_at = excluded.last_reviewed_at""",
-        (user_id, question_id, card.repetitions, card.interval_days, card.ease, card.due_at, card.lapses, now),
+    users = sorted({answer.user_id for answer in answers})
+    questions = sorted({answer.question_id for answer in answers})
+    rows = await connection.execute_fetchall(
+        f"""SELECT user_id, question_id, repetitions, interval_days, ease, due_at, lapses FROM review_cards
+            WHERE user_id IN ({",".join("?" * len(users))}) AND question_id IN ({",".join("?" * len(questions))})""",
+        (*users, *questions),
     )
+    cards = {(row[0], row[1]): ReviewCard(int(row[2]), float(row[3]), float(row[4]), float(row[5]), int(row[6]))
+             for row in rows}
+    changed: dict[tuple[int, str], tuple] = {}
+    for answer in answers:
+        key = (answer.user_id, answer.question_id)
+        card = schedule(cards.get(key), answer.correct, answer.latency_ms, answer.at)
+        if card is not None:
+            cards[key] = card
+            changed[key] = (*key, card.repetitions, card.interval_days, card.ease, card.due_at, card.lapses, answer.at)
+    if changed:
+        await connection.executemany(
+            """INSERT INTO review_cards (user_id, question_id, repetitions, interval_days, ease, due_at, lapses,
+                                         last_reviewed_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+               ON CONFLICT (user_id, question_id) DO UPDATE SET
+                   repetitions = excluded.repetitions, interval_days = excluded.interval_days,
+                   ease = excluded.ease, due_at = excluded.due_at, lapses = excluded.lapses,
+                   last_reviewed_at = excluded.last_reviewed_at""",
+            list(changed.values()),
+        )
 
 
 async def _by_due(db: Database, user_id: int, until: float | None,

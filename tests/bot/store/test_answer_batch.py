@@ -1,0 +1,73 @@
+"""Group commit of daily answers: shared transactions, first answers only, closed questions refused."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.domain import ChatRef, RecordedAnswer, UserRef
+from bot.store import Database
+from bot.store.answer_batch import AnswerWriter, QuestionClosed
+from bot.store.daily import create_post
+from bot.store.interviews import AlreadyAnswered, close_asked
+from bot.store.people import ensure_chat, ensure_user
+from bot.store.review import get_card
+
+
+async def setup(db: Database, members: int) -> tuple[int, list[int]]:
+    chat = await ensure_chat(db, ChatRef("t", "g", "group"), 1.0)
+    post = await create_post(db, chat.id, "fx-001", (0, 1, 2, 3), "manual", "2026-05-04", 1e12, 1.0)
+    users = [(await ensure_user(db, UserRef("t", f"u{i}", f"U{i}"), 1.0)).id for i in range(members)]
+    return post.asked_id, users
+
+
+async def test_a_burst_shares_transactions_and_keeps_first_answers_only(db: Database) -> None:
+    asked_id, users = await setup(db, 50)
+    writer = AnswerWriter(db)
+    commits = 0
+    transaction = db.transaction
+
+    def counting_transaction():
+        nonlocal commits
+        commits += 1
+        return transaction()
+
+    db.transaction = counting_transaction  # type: ignore[method-assign]
+    clicks = [RecordedAnswer(asked_id, user, user % 4, user % 4 == 0, 900, 2.0, 1 if user % 4 == 0 else 0)
+              for user in users]
+    repeats = [RecordedAnswer(asked_id, user, 3, False, 950, 2.1) for user in users[:10]]
+    results = await asyncio.gather(*(writer.record(a, "fx-001") for a in clicks + repeats), return_exceptions=True)
+    assert results[:50] == [None] * 50
+    assert all(isinstance(r, AlreadyAnswered) for r in results[50:])
+    assert commits < 10, f"{commits} transactions for 60 clicks: answers must share them"
+    rows = await db.fetch_all("SELECT user_id, option_index FROM answers ORDER BY user_id")
+    assert [(r["user_id"], r["option_index"]) for r in rows] == [(u, u % 4) for u in users]
+    wrong, right = next(u for u in users if u % 4), next(u for u in users if u % 4 == 0)
+    missed = await get_card(db, wrong, "fx-001")
+    assert missed is not None and missed.lapses == 1, "a wrong answer enters review, as on the single path"
+    assert await get_card(db, right, "fx-001") is None
+
+
+async def test_an_answer_after_the_close_is_refused(db: Database) -> None:
+    asked_id, users = await setup(db, 2)
+    writer = AnswerWriter(db)
+    await writer.record(RecordedAnswer(asked_id, users[0], 0, True, 10, 2.0, 1), "fx-001")
+    async with db.transaction() as connection:
+        await close_asked(connection, asked_id, 3.0)
+    with pytest.raises(QuestionClosed):
+        await writer.record(RecordedAnswer(asked_id, users[1], 0, True, 10, 4.0, 1), "fx-001")
+    assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == 1
+
+
+async def test_a_failed_batch_tells_every_caller_and_records_nothing(db: Database) -> None:
+    asked_id, users = await setup(db, 3)
+    writer = AnswerWriter(db)
+    bad = RecordedAnswer(asked_id, 999_999, 0, True, 10, 2.0, 1)  # no such user: a foreign key error
+    results = await asyncio.gather(*(writer.record(a, "fx-001") for a in
+                                     [RecordedAnswer(asked_id, users[0], 0, True, 10, 2.0, 1), bad]),
+                                   return_exceptions=True)
+    assert all(isinstance(r, Exception) and not isinstance(r, AlreadyAnswered) for r in results)
+    assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == 0
+    await writer.record(RecordedAnswer(asked_id, users[0], 0, True, 10, 2.0, 1), "fx-001")
+    assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == 1
