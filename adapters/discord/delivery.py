@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
 
 import aiohttp
 import discord
@@ -32,17 +31,6 @@ def translate(error: Exception, *, sending: bool) -> DeliveryError:
     return DeliveryError(str(error) or type(error).__name__)
 
 
-def _send_kwargs(part: Part) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {"embeds": part.embeds}
-    view = part.view()
-    if view is not None:
-        kwargs["view"] = view
-    files = part.files()
-    if files:
-        kwargs["files"] = files
-    return kwargs
-
-
 class DiscordPort:
     """Sends and edits messages in Discord channels (server channels and DM channels) by id."""
 
@@ -60,7 +48,7 @@ class DiscordPort:
         sent: discord.Message | None = None
         for number, part in enumerate(render(message)):
             try:
-                sent = await self._channel(chat).send(**_send_kwargs(part))
+                sent = await self._channel(chat).send(**part.send_kwargs())
             except (discord.HTTPException, asyncio.TimeoutError, aiohttp.ClientError, OSError) as error:
                 outcome = translate(error, sending=True)
                 if number and not isinstance(outcome, ChatGone):
@@ -90,6 +78,6 @@ class DiscordPort:
             raise translate(error, sending=False) from error
         for part in rest:
             try:
-                await self._channel(chat).send(**_send_kwargs(part))
+                await self._channel(chat).send(**part.send_kwargs())
             except (discord.HTTPException, asyncio.TimeoutError, aiohttp.ClientError, OSError) as error:
                 raise translate(error, sending=True) from error

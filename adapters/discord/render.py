@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import discord
 
@@ -42,6 +43,17 @@ class Part:
 
     def files(self) -> list[discord.File]:
         return [discord.File(io.BytesIO(self.image), filename=IMAGE_NAME)] if self.image else []
+
+    def send_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for channel.send, response.send_message or followup.send."""
+        kwargs: dict[str, Any] = {"embeds": self.embeds}
+        view = self.view()
+        if view is not None:
+            kwargs["view"] = view
+        files = self.files()
+        if files:
+            kwargs["files"] = files
+        return kwargs
 
 
 def escape(text: str) -> str:

@@ -49,25 +49,14 @@ async def defer(interaction: discord.Interaction, *, ephemeral: bool = False, th
         log.debug("interaction %s deferred", interaction.id)
 
 
-def _payload(part: Part) -> dict[str, Any]:
-    payload: dict[str, Any] = {"embeds": part.embeds}
-    view = part.view()
-    if view is not None:
-        payload["view"] = view
-    files = part.files()
-    if files:
-        payload["files"] = files
-    return payload
-
-
 async def send_part(interaction: discord.Interaction, part: Part, *, ephemeral: bool = False) -> discord.Message:
     """A new message: the response if none was given yet, else a follow-up."""
     if not interaction.response.is_done():
-        callback = await interaction.response.send_message(ephemeral=ephemeral, **_payload(part))
+        callback = await interaction.response.send_message(ephemeral=ephemeral, **part.send_kwargs())
         if isinstance(callback.resource, discord.InteractionMessage):
             return callback.resource
         return await interaction.original_response()
-    return await interaction.followup.send(ephemeral=ephemeral, wait=True, **_payload(part))
+    return await interaction.followup.send(ephemeral=ephemeral, wait=True, **part.send_kwargs())
 
 
 async def send(interaction: discord.Interaction, message: Message, *, ephemeral: bool = False) -> discord.Message:
