@@ -249,7 +249,11 @@ class DailyService:
         try:
             await self.answers.record(answer, question.id)
         except records.AlreadyAnswered:
-            raise AnswerRefused("already_answered") from None
+            earlier = await records.get_answer(self.db, asked.id, person.id)
+            if earlier is None or earlier.option_index != option_index:
+                raise AnswerRefused("already_answered") from None
+            # The same click again (a platform redelivering it after a crash): the same verdict, nothing new.
+            correct = earlier.correct
         except QuestionClosed:
             raise AnswerRefused("closed") from None
         stats = await posts.post_stats(self.db, asked.id, fastest=0)

@@ -215,8 +215,22 @@ async def test_core_click_routes_daily_answers(db, bank, clock) -> None:
     port = RecordingPort()
     core.add_port(port)
     assert await core.post_daily_now(GROUP)
-    token = port.sent[0][1].buttons[0][0].token
+    token, other = port.sent[0][1].buttons[0][0].token, port.sent[0][1].buttons[1][0].token
     reply = await core.click(UserRef("test", "m1", "M"), GROUP, token)
     assert reply.counter is not None and reply.counter[1] == 1 and not reply.alert
-    again = await core.click(UserRef("test", "m1", "M"), GROUP, token)
+    again = await core.click(UserRef("test", "m1", "M"), GROUP, other)
     assert again.alert and "only the first answer counts" in again.popup
+
+
+async def test_the_same_click_again_gets_the_same_verdict(daily, clock, port, db) -> None:
+    clock.set(at("2026-05-04 09:00", "UTC"))
+    await daily.post_now(GROUP)
+    tokens = [button.token for row in port.sent[0][1].buttons for button in row]
+    member = UserRef("test", "m", "M")
+    first = await daily.answer(member, GROUP, tokens[0])
+    again = await daily.answer(member, GROUP, tokens[0])  # redelivered after a crash
+    assert again.correct == first.correct and again.answered == 1
+    with pytest.raises(Exception) as other:
+        await daily.answer(member, GROUP, tokens[1])
+    assert getattr(other.value, "reason", None) == "already_answered"
+    assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == 1
