@@ -4,19 +4,49 @@ from __future__ import annotations
 
 import logging
 
-from telegram import Update
+from telegram import CallbackQuery, Update
+from telegram.error import BadRequest, NetworkError, RetryAfter
 from telegram.ext import ContextTypes
 
+from adapters.telegram.delivery import retry_seconds
 from adapters.telegram.menus import chosen_message, next_menu, parse_menu
 from adapters.telegram.services import deliver, language_of, refs, services
 from bot.i18n import t
 from bot.limits import POPUP_TEXT_MAX
 
 log = logging.getLogger(__name__)
+POPUP_ATTEMPTS = 3
+POPUP_MAX_WAIT = 5.0  # Telegram stops taking an answer some seconds after the click
 
 
 def _popup(text: str) -> str:
     return text if len(text) <= POPUP_TEXT_MAX else text[: POPUP_TEXT_MAX - 1] + "…"
+
+
+async def _answer(context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, text: str | None = None,
+                  alert: bool = False) -> None:
+    """The clicker's pop-up, which never undoes the click: the store has already decided what it counts
+    for, so the edit and what follows go out whatever happens here, and an apology would be wrong.
+
+    Answering twice is harmless (Telegram refuses the second answer), so a failed answer is tried again,
+    after its retry_after for a 429. A query Telegram no longer takes (too old, or already answered by a
+    process that crashed before confirming the update, which then came again) is only logged."""
+    for attempt in range(1, POPUP_ATTEMPTS + 1):
+        try:
+            await query.answer(_popup(text) if text is not None else None, show_alert=alert)
+            return
+        except RetryAfter as error:
+            wait, failure = retry_seconds(error), str(error)
+        except BadRequest as error:
+            if "query is too old" not in error.message.lower():
+                raise
+            log.info("click %s: pop-up not shown (%s)", query.id, error.message)
+            return
+        except NetworkError as error:  # a timeout, a 5xx, a lost or refused connection
+            wait, failure = 0.5 * attempt, str(error)
+        log.warning("click %s: pop-up failed (%s), attempt %d of %d", query.id, failure, attempt, POPUP_ATTEMPTS)
+        if attempt < POPUP_ATTEMPTS:
+            await services(context).port.sleep(min(wait, POPUP_MAX_WAIT))
 
 
 async def answer_click(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -26,7 +56,7 @@ async def answer_click(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     app = services(context)
     user, chat = refs(update)
     reply = await app.core.click(user, chat, query.data or "")
-    await query.answer(_popup(reply.popup), show_alert=reply.alert)
+    await _answer(context, query, reply.popup, reply.alert)
     chat_id, message_id = query.message.chat.id, query.message.message_id
     if reply.edit is not None:
         await app.port.replace(chat_id, message_id, reply.edit)
@@ -46,9 +76,9 @@ async def menu_click(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     user, chat = refs(update)
     if choice is None or chat.kind != "private":
         log.info("chat %s: menu click %r refused", chat.platform_id, (query.data or "")[:64])
-        await query.answer(t(language, "refusal.unknown"), show_alert=True)
+        await _answer(context, query, t(language, "refusal.unknown"), alert=True)
         return
-    await query.answer()
+    await _answer(context, query)
     chat_id, message_id = query.message.chat.id, query.message.message_id
     if choice.step != "c":
         await app.port.replace(chat_id, message_id, next_menu(language, choice))

@@ -93,6 +93,11 @@ def never_sent(error: NetworkError) -> bool:
     return isinstance(error.__cause__, (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout))
 
 
+def flood_limited(error: NetworkError) -> bool:
+    """A 429 that PTB could not make a RetryAfter of (no retry_after, or 0): refused, so surely not delivered."""
+    return error.message.lower().startswith("too many requests")
+
+
 class TelegramPort:
     """DeliveryPort for Telegram, also used by the handlers for every reply they send."""
 
@@ -206,7 +211,7 @@ class TelegramPort:
                     raise ChatGone(error.message) from error
                 raise DeliveryError(f"{method}: {error.message}") from error
             except (TimedOut, NetworkError) as error:
-                if not (idempotent or never_sent(error)):
+                if not (idempotent or never_sent(error) or flood_limited(error)):
                     log.warning("chat %s: %s outcome unknown (%s): not resending", chat_id, method, error)
                     raise DeliveryUnknown(f"{method}: {error.message}") from error
                 log.warning("chat %s: %s failed (%s), retrying (attempt %d)", chat_id, method, error, attempt + 1)

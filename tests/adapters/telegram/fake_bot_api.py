@@ -18,6 +18,7 @@ import random
 import re
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
@@ -131,6 +132,7 @@ class Chaos:
     retry_after: tuple[int, ...] = (0, 1)
     delay: float = 2.0  # a timeout answers this late: longer than the client waits
     refuse_rate: float = 0.0
+    refuse_once: list[tuple[str, int]] = field(default_factory=list)  # (method, chat_id): refuse its next call
     active: bool = True
     incidents: list[Incident] = field(default_factory=list)
     refusals: list[tuple[str, tuple]] = field(default_factory=list)
@@ -159,10 +161,14 @@ class Chaos:
 
     def refuse(self, method: str, params: dict) -> bool:
         """Whether a client's connection for this call should be refused (the request never leaves)."""
-        if not self._targets(method) or self.refuse_rate <= 0:
+        if not self._targets(method):
             return False
         subject = subject_of(params)
-        refused = self._draw("client", method, subject).random() < self.refuse_rate
+        if (method, subject[0]) in self.refuse_once:
+            self.refuse_once.remove((method, subject[0]))
+            refused = True
+        else:
+            refused = self._draw("client", method, subject).random() < self.refuse_rate
         if refused:
             self.refusals.append((method, subject))
         return refused
@@ -205,7 +211,8 @@ class FakeBotApi:
     answered_queries: set[str] = field(default_factory=set)
     token: str = TOKEN
     chaos: Chaos | None = None
-    served: Counter = field(default_factory=Counter)  # update_id -> how many getUpdates answers carried it
+    served: Counter = field(default_factory=Counter)  # update_id -> how many live getUpdates answers carried it
+    on_served: Callable[[list[int]], None] | None = None  # called with the ids of each non-empty batch served
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1)
@@ -276,6 +283,8 @@ class FakeBotApi:
             if handler is None:
                 raise ApiError(404, "Not Found: method not found")
             result = await handler(params)
+            if method == "getUpdates" and incident is None:
+                result = self._serve(request, result)
             call.applied = True
             if incident is not None:
                 if incident.kind != "timeout":
@@ -410,8 +419,16 @@ class FakeBotApi:
                 await asyncio.wait_for(self._arrived.wait(), min(float(params["timeout"]), 0.5))
             except TimeoutError:
                 pass
-        batch = self.updates[: int(params.get("limit") or 100)]
-        self.served.update(update["update_id"] for update in batch)
+        return self.updates[: int(params.get("limit") or 100)]
+
+    def _serve(self, request: web.Request, batch: list[dict]) -> list[dict]:
+        """Count a getUpdates answer as served unless its client is gone (a killed process's last poll)."""
+        if request.transport is None or request.transport.is_closing():
+            return []
+        ids = [update["update_id"] for update in batch]
+        self.served.update(ids)
+        if ids and self.on_served is not None:
+            self.on_served(ids)
         return batch
 
     async def api_sendMessage(self, params: dict) -> dict:
@@ -476,6 +493,11 @@ async def _params(request: web.Request) -> dict[str, Any]:
                 params[name] = value.file.read()
             else:
                 params[name] = value
+    return decoded(params)
+
+
+def decoded(params: dict[str, Any]) -> dict[str, Any]:
+    """PTB sends strings raw and everything else JSON-encoded: the fields as values."""
     for name, value in list(params.items()):
         if isinstance(value, str) and name not in RAW_STRINGS:
             try:
