@@ -29,6 +29,7 @@ from bot.core import Core
 
 log = logging.getLogger(__name__)
 ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER]
+BOOTSTRAP_RETRIES = 5  # deleteWebhook / setWebhook at start-up: a passing network error must not end the process
 COMMAND_LANGUAGES = (("en", None), ("tr", "tr"))  # English is the default list, Turkish for tr clients
 
 COMMAND_HANDLERS = {
@@ -118,6 +119,11 @@ def listen_address(listen: str) -> tuple[str, int]:
     return host or "127.0.0.1", int(port)
 
 
+def _polling_failed(error: TelegramError) -> None:
+    """Polling goes on by itself after a network error: one line, not a traceback every few seconds."""
+    log.warning("telegram: getUpdates failed (%s); polling retries", error)
+
+
 async def serve(core: Core, settings: Settings, stop_event: asyncio.Event, *, base_url: str | None = None,
                 webhook: str | None = None, listen: str = "127.0.0.1:8443", webhook_secret: str | None = None,
                 **options: Any) -> None:
@@ -137,9 +143,11 @@ async def serve(core: Core, settings: Settings, stop_event: asyncio.Event, *, ba
             host, port = listen_address(listen)
             await application.updater.start_webhook(  # type: ignore[union-attr]
                 listen=host, port=port, url_path=urlsplit(webhook).path.lstrip("/"), webhook_url=webhook,
-                secret_token=webhook_secret or webhook_secret_for(token), allowed_updates=ALLOWED_UPDATES)
+                secret_token=webhook_secret or webhook_secret_for(token), allowed_updates=ALLOWED_UPDATES,
+                bootstrap_retries=BOOTSTRAP_RETRIES)
         else:
-            await application.updater.start_polling(allowed_updates=ALLOWED_UPDATES)  # type: ignore[union-attr]
+            await application.updater.start_polling(  # type: ignore[union-attr]
+                allowed_updates=ALLOWED_UPDATES, bootstrap_retries=BOOTSTRAP_RETRIES, error_callback=_polling_failed)
         log.info("telegram: serving as @%s by %s", application.bot.username, "webhook" if webhook else "polling")
         try:
             await stop_event.wait()
