@@ -81,3 +81,83 @@ def describe(summary: dict[str, Any], lines: int = 6) -> list[str]:
     owners = ", ".join(f"{g['owner']} {g['share']:.0%}" for g in summary["by_owner"][:lines])
     functions = [f"  {f['share']:.0%} {f['function']} ({f['calls']} calls)" for f in summary["top_functions"][:lines]]
     return [f"own time by owner: {owners}", "top functions by own time:", *functions]
+
+
+
+class Sampler:
+    """A wall-clock sampling profiler of the main thread (the event loop's), for code that cProfile
+    distorts: it slows down every call, so code making millions of tiny calls (httpcore's connection
+    pool, for one) looks several times bigger than it is, and the ratio between two bots changes.
+
+    A SIGALRM every `interval` seconds of wall time runs a handler in the main thread, between two
+    bytecodes, which records the stack it interrupted. Waiting in the selector (idle, or for the
+    database thread) is interrupted too, so it shows as `select` in the proportion it takes. Only the
+    main thread is sampled; aiosqlite's worker thread is not. Use: `with Sampler() as sampler: ...`,
+    then `sampler.summary()`; main thread only (signals are delivered there)."""
+
+    def __init__(self, interval: float = 0.001) -> None:
+        self.interval = interval
+        self.stacks: list[tuple[tuple[str, int, str], ...]] = []  # innermost first, one per sample
+        self._previous: Any = None
+
+    def _sample(self, signum: int, frame: Any) -> None:
+        stack = []
+        while frame is not None:
+            code = frame.f_code
+            stack.append((code.co_filename, code.co_firstlineno, code.co_name))
+            frame = frame.f_back
+        if stack:
+            self.stacks.append(tuple(stack))
+
+    @property
+    def samples(self) -> int:
+        return len(self.stacks)
+
+    @property
+    def own(self) -> dict[tuple[str, int, str], int]:
+        counts: dict[tuple[str, int, str], int] = defaultdict(int)
+        for stack in self.stacks:
+            counts[stack[0]] += 1
+        return counts
+
+    @property
+    def inclusive(self) -> dict[tuple[str, int, str], int]:
+        counts: dict[tuple[str, int, str], int] = defaultdict(int)
+        for stack in self.stacks:
+            for key in set(stack):
+                counts[key] += 1
+        return counts
+
+    def __enter__(self) -> Sampler:
+        import signal
+
+        self._previous = signal.signal(signal.SIGALRM, self._sample)
+        signal.setitimer(signal.ITIMER_REAL, self.interval, self.interval)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        signal.setitimer(signal.ITIMER_REAL, 0, 0)
+        signal.signal(signal.SIGALRM, self._previous or signal.SIG_DFL)
+
+    def share(self, predicate: Callable[[tuple[str, int, str]], bool]) -> float:
+        """The share of samples with a function matching `predicate` anywhere on the stack."""
+        return sum(1 for stack in self.stacks if any(predicate(key) for key in stack)) / max(1, self.samples)
+
+    def summary(self, top: int = 12) -> dict[str, Any]:
+        """Top functions by own samples, own samples per owner, and the top inclusive functions."""
+        total = max(1, self.samples)
+        own, inclusive = self.own, self.inclusive
+        groups: dict[str, int] = defaultdict(int)
+        for key, count in own.items():
+            groups[_group(key[0])] += count
+        return {
+            "samples": self.samples, "interval_ms": self.interval * 1000,
+            "top_functions": [{"function": _label(key), "share": round(count / total, 3)}
+                              for key, count in sorted(own.items(), key=lambda item: -item[1])[:top]],
+            "by_owner": [{"owner": owner, "share": round(count / total, 3)}
+                         for owner, count in sorted(groups.items(), key=lambda item: -item[1])[:top]],
+            "inclusive": [{"function": _label(key), "share": round(count / total, 3)}
+                          for key, count in sorted(inclusive.items(), key=lambda item: -item[1])[:top * 4]],
+        }
