@@ -13,8 +13,6 @@ import random
 from dataclasses import dataclass
 from datetime import timedelta
 
-from aiolimiter import AsyncLimiter
-
 from bot.bank.loader import Bank
 from bot.clock import Clock
 from bot.daily_view import daily_question_message, reveal_message
@@ -22,6 +20,7 @@ from bot.delivery import ChatGone, ChatMoved, DeliveryError, DeliveryPort, Deliv
 from bot.domain import ChatRef, Question, RecordedAnswer, UserRef
 from bot.engine import Delivery
 from bot.messages import Message
+from bot.pacing import EvenPacer
 from bot.errors import AnswerRefused, UserError
 from bot.i18n import resolve_language
 from bot.localtime import instant, local_date, next_instant, parse_hhmm, zone
@@ -106,14 +105,14 @@ class DailyService:
         """Reveal what is due, then post every scheduled question that is due, paced per platform."""
         revealed = await self.reveal_due()
         due = await self._due_posts()
-        limiters = {name: AsyncLimiter(port.posts_per_second, 1) for name, port in self.ports.items()}
+        pacers = {name: EvenPacer(port.posts_per_second) for name, port in self.ports.items()}
 
         async def paced(record: ChatRecord, subscription: posts.Subscription, day: str) -> posts.DailyPost | None:
-            limiter = limiters.get(record.platform)
-            if limiter is None:
+            pacer = pacers.get(record.platform)
+            if pacer is None:
                 return None
-            async with limiter:
-                return await self._post(record, subscription, "scheduled", day)
+            await pacer.acquire()  # posts reach the port one by one, so replies are not queued behind them all
+            return await self._post(record, subscription, "scheduled", day)
 
         results = await asyncio.gather(*(paced(*item) for item in due))
         sent = [post for post in results if post is not None]

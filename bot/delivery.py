@@ -35,7 +35,7 @@ class DeliveryUnknown(DeliveryError):
 
 class DeliveryPort(Protocol):
     platform: str
-    posts_per_second: float  # the platform's overall sending limit, for pacing broadcasts
+    posts_per_second: float  # a broadcast's even pace: at (or just under) the platform's overall limit
 
     async def send(self, chat: ChatRecord, message: Message) -> str:
         """Post a new message; returns a reference that `edit` understands. Retries only what is safe."""

@@ -29,6 +29,7 @@ from bot.core import Core
 
 log = logging.getLogger(__name__)
 ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER]
+CONCURRENT_UPDATES = 16
 BOOTSTRAP_RETRIES = 5  # deleteWebhook / setWebhook at start-up: a passing network error must not end the process
 COMMAND_LANGUAGES = (("en", None), ("tr", "tr"))  # English is the default list, Turkish for tr clients
 
@@ -67,8 +68,10 @@ def build_application(core: Core, token: str, *, base_url: str | None = None, pa
     """The Application with every handler, its TelegramPort registered with the core."""
     hide_token(token)
     # Updates run concurrently: a reply waiting for its private chat's send slot must not hold up
-    # everyone else. The store, not the order of updates, decides what a click counts for.
-    builder = ApplicationBuilder().token(token).job_queue(None).concurrent_updates(True)
+    # everyone else. The store, not the order of updates, decides what a click counts for. A small
+    # bound with a pool to match: with 256 at once, httpx's pool bookkeeping dominated a click burst.
+    builder = (ApplicationBuilder().token(token).job_queue(None).concurrent_updates(CONCURRENT_UPDATES)
+               .connection_pool_size(CONCURRENT_UPDATES + 8))
     if base_url:
         builder = builder.base_url(base_url)
     if request_timeout is not None:
@@ -154,5 +157,5 @@ async def serve(core: Core, settings: Settings, stop_event: asyncio.Event, *, ba
         finally:
             log.info("telegram: stopping")
             await application.updater.stop()  # type: ignore[union-attr]
+            await application.stop()  # lets the clicks in flight finish first
             await app_services.counters.close()
-            await application.stop()

@@ -26,10 +26,11 @@ class CounterEdits:
     def __init__(self, core: Core, port: TelegramPort, delay: float = 5.0) -> None:
         self.core, self.port, self.delay = core, port, delay
         self._pending: dict[int, asyncio.Task[None]] = {}
+        self._closed = False
 
     def answered(self, chat_id: int, message_id: int, asked_id: int) -> None:
         """A member answered: make sure an edit of this question's counter is on its way."""
-        if asked_id not in self._pending:
+        if not self._closed and asked_id not in self._pending:
             self._pending[asked_id] = asyncio.create_task(self._edit_later(chat_id, message_id, asked_id),
                                                           name=f"counter-{asked_id}")
 
@@ -53,6 +54,8 @@ class CounterEdits:
             await asyncio.gather(*list(self._pending.values()), return_exceptions=True)
 
     async def close(self) -> None:
+        """Shutting down: no new edits, pending ones dropped (the counter is cosmetic; the reveal is not)."""
+        self._closed = True
         for task in self._pending.values():
             task.cancel()
         await asyncio.gather(*self._pending.values(), return_exceptions=True)

@@ -70,12 +70,12 @@ class Database:
             await self.connection.commit()
 
     async def fetch_one(self, sql: str, parameters: Iterable[Any] = ()) -> aiosqlite.Row | None:
-        async with self.connection.execute(sql, tuple(parameters)) as cursor:
-            return await cursor.fetchone()
+        rows = await self.fetch_all(sql, parameters)
+        return rows[0] if rows else None
 
     async def fetch_all(self, sql: str, parameters: Iterable[Any] = ()) -> list[aiosqlite.Row]:
-        async with self.connection.execute(sql, tuple(parameters)) as cursor:
-            return list(await cursor.fetchall())
+        """One hand-off to the database thread (execute + fetchall + close would take three)."""
+        return list(await self.connection.execute_fetchall(sql, tuple(parameters)))
 
     async def schema_version(self) -> int:
         row = await self.fetch_one("PRAGMA user_version")
