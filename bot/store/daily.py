@@ -167,6 +167,8 @@ class PostStats:
 
 async def post_stats(db: Database, asked_id: int, fastest: int = 3) -> PostStats:
     row = await db.fetch_one("SELECT count(*), coalesce(sum(correct), 0) FROM answers WHERE asked_id = ?", (asked_id,))
+    if fastest <= 0:
+        return PostStats(int(row[0]), int(row[1]), ())
     rows = await db.fetch_all(
         """SELECT u.name, a.latency_ms FROM answers a JOIN users u ON u.id = a.user_id
            WHERE a.asked_id = ? AND a.correct = 1 ORDER BY a.latency_ms, a.id LIMIT ?""", (asked_id, fastest))

@@ -42,7 +42,14 @@ def _chat(row: Any) -> ChatRecord:
 
 
 async def ensure_user(db: Database, user: UserRef, now: float) -> UserRecord:
-    """The user's record, created on first sight; the name and locale follow the platform."""
+    """The user's record, created on first sight; the name and locale follow the platform.
+
+    Every click and command passes here, so a known user whose name and locale are unchanged costs one
+    read, not a write transaction."""
+    row = await db.fetch_one("SELECT * FROM users WHERE platform = ? AND platform_user_id = ?",
+                             (user.platform, user.platform_id))
+    if row is not None and row["name"] == user.name and (user.locale is None or row["locale"] == user.locale):
+        return _user(row)
     async with db.transaction() as connection:
         await connection.execute(
             """INSERT INTO users (platform, platform_user_id, name, locale, created_at) VALUES (?, ?, ?, ?, ?)
@@ -57,7 +64,13 @@ async def ensure_user(db: Database, user: UserRef, now: float) -> UserRecord:
 
 
 async def ensure_chat(db: Database, chat: ChatRef, now: float) -> ChatRecord:
-    """The chat's record, created on first sight; its title and kind follow the platform."""
+    """The chat's record, created on first sight; its title, kind and locale follow the platform
+    (one read when nothing changed)."""
+    row = await db.fetch_one("SELECT * FROM chats WHERE platform = ? AND platform_chat_id = ?",
+                             (chat.platform, chat.platform_id))
+    if (row is not None and row["title"] == chat.title and row["kind"] == chat.kind
+            and (not chat.locale or row["locale"] == chat.locale)):
+        return _chat(row)
     async with db.transaction() as connection:
         await connection.execute(
             """INSERT INTO chats (platform, platform_chat_id, kind, title, locale, created_at) VALUES (?, ?, ?, ?, ?, ?)
