@@ -21,7 +21,6 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +43,7 @@ from bot.i18n import t
 from bot.store import Database
 from bot.store.interviews import get_asked
 from bot.tokens import parse_answer_token
+from tests.adapters.telegram.conftest import api  # noqa: F401 - the fake Bot API server fixture
 from tests.adapters.telegram.fake_bot_api import TOKEN, FakeBotApi, Stored
 from tests.reliability.support import FIXTURE_BANK, REPO, click, group, member
 
@@ -156,14 +156,6 @@ class World:
             query_id = f"f{next(_ids)}"
             self.sent.append(Sent(query_id, user, self.api._chat(stored.chat_id), data, self.clock.now()))
             await self.process(click(query_id, user, self.api._message(stored), data))
-
-
-@pytest.fixture
-async def api() -> AsyncIterator[FakeBotApi]:
-    fake = FakeBotApi()
-    await fake.start()
-    yield fake
-    await fake.stop()
 
 
 async def no_sleep(seconds: float) -> None:
