@@ -7,7 +7,6 @@ interview deadlines) go through the DeliveryPort each adapter registers.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from pathlib import Path
 from bot.bank import load_bank
 from bot.bank.loader import Bank
 from bot.board_view import board_message, groups_message
+from bot.chart_process import draw_progress_chart
 from bot.clock import Clock, SystemClock
 from bot.daily import DEFAULT_REVEAL_AFTER, DailyService
 from bot.daily_view import subscription_message
@@ -28,7 +28,7 @@ from bot.i18n import resolve_language, t
 from bot.localtime import zone
 from bot.messages import Message, Paragraph
 from bot.progress import history, user_progress
-from bot.progress_view import history_message, progress_message, review_status_message
+from bot.progress_view import chart_labels, history_message, progress_message, review_status_message
 from bot.presenter import question_message, report_message, result_message, topic_label, verdict
 from bot.scheduler import Wakeups
 from bot.scoring import Period, chat_board, groups_board
@@ -276,11 +276,14 @@ class Core:
     # --- progress, history, review ----------------------------------------------------------------
 
     async def progress(self, user: UserRef) -> Message:
-        """Accuracy per topic and level as text, with a PNG chart (drawn off the event loop)."""
+        """Accuracy per topic and level as text, with a PNG chart (drawn in a child process)."""
         person = await ensure_user(self.db, user, self.clock.now())
         progress = await user_progress(self.db, self.bank, person.id)
         language = await self.language(user)
-        return await asyncio.to_thread(progress_message, self.bank, progress, language)
+        image = None
+        if progress.answered:
+            image = await draw_progress_chart(progress, language, chart_labels(self.bank, progress, language))
+        return progress_message(self.bank, progress, language, image)
 
     async def history(self, user: UserRef) -> Message:
         person = await ensure_user(self.db, user, self.clock.now())

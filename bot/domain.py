@@ -24,7 +24,7 @@ def pick_language(texts: dict[str, str], language: str) -> str:
     return ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # the bank holds thousands
 class Option:
     """One answer option; `texts` maps a language to its text."""
 
@@ -35,7 +35,7 @@ class Option:
         return pick_language(self.texts, language)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # the bank holds thousands
 class Verify:
     """A proof by running code: a snippet that must derive the keyed letter."""
 
@@ -44,7 +44,7 @@ class Verify:
     timeout: float = 60.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # the bank holds thousands
 class Question:
     """A multiple-choice question; option letters are a, b, ... in file order."""
 
@@ -80,7 +80,7 @@ class Question:
         return pick_language(self.explanation, language)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # the bank holds thousands
 class Topic:
     """A topic file's header: where its questions sit in the taxonomy and how menus name it."""
 

@@ -32,8 +32,14 @@ def _row(language: str, name: str, tally: Breakdown) -> tuple[str, str, str]:
     return name, str(tally.total), t(language, "progress.percent", percent=_percent(tally.right, tally.total))
 
 
-def progress_message(bank: Bank, progress: Progress, language: str) -> Message:
-    """Overall accuracy, a table per topic and per difficulty, and the weekly chart as the image."""
+def chart_labels(bank: Bank, progress: Progress, language: str) -> dict[str, str]:
+    """What the chart's legend and the tables call each topic."""
+    return {topic: topic_label(bank, topic, language) for topic in progress.by_topic}
+
+
+def progress_message(bank: Bank, progress: Progress, language: str, image: bytes | None = None) -> Message:
+    """Overall accuracy, a table per topic and per difficulty, and the weekly chart as the image
+    (`image` when the caller drew it elsewhere, else drawn here)."""
     if progress.answered == 0:
         return Message((Paragraph(t(language, "progress.empty")),))
     blocks: list[Block] = [
@@ -44,14 +50,14 @@ def progress_message(bank: Bank, progress: Progress, language: str) -> Message:
     if progress.timed_out:
         blocks.append(Paragraph(t(language, "progress.timed_out", count=progress.timed_out), "muted"))
     header = (t(language, "progress.answered"), t(language, "progress.right_percent"))
-    labels = {topic: topic_label(bank, topic, language) for topic in progress.by_topic}
+    labels = chart_labels(bank, progress, language)
     topic_rows = sorted((_row(language, labels[topic], tally) for topic, tally in progress.by_topic.items()),
                         key=lambda row: row[0].casefold())
     blocks.append(Table((t(language, "progress.topic"), *header), tuple(topic_rows)))
     blocks.append(Table((t(language, "progress.difficulty"), *header),
                         tuple(_row(language, t(language, f"difficulty.{level}"), tally)
                               for level, tally in progress.by_difficulty.items())))
-    return Message(tuple(blocks), image=progress_chart_png(progress, language, labels))
+    return Message(tuple(blocks), image=image or progress_chart_png(progress, language, labels))
 
 
 def _kind(language: str, summary: InterviewSummary) -> str:

@@ -111,3 +111,36 @@ async def test_a_deadline_waits_for_its_adapter(db, bank, clock) -> None:
     core.add_port(RecordingPort())
     assert await core.expire_interviews() == 1
     assert (await get_asked(db, first.asked_id)).closed_at is not None
+
+
+def test_the_chart_is_drawn_outside_the_bot_process(tmp_path) -> None:
+    """matplotlib (tens of MB) never loads into the bot: a fresh interpreter draws a chart and checks."""
+    import subprocess
+    import sys
+    import textwrap
+
+    from tests.conftest import FIXTURE_BANK
+
+    script = textwrap.dedent(f"""
+        import asyncio, random, sys
+        from pathlib import Path
+        from bot.bank import load_bank
+        from bot.clock import ManualClock
+        from bot.core import Core
+        from bot.domain import ChatRef, InterviewFilters, UserRef
+        from bot.store import Database
+
+        async def main():
+            async with await Database.open({str(tmp_path / "db.sqlite3")!r}) as db:
+                core = Core(db, load_bank([Path({str(FIXTURE_BANK)!r})]), ManualClock(), random.Random(1), scheduled=False)
+                user, chat = UserRef("t", "u", "U"), ChatRef("t", "u")
+                first = await core.start_interview(user, chat, InterviewFilters(count=1))
+                await core.click(user, chat, f"a:{{first.asked_id}}:a")
+                message = await core.progress(user)
+                print(message.image.startswith(bytes([137, 80, 78, 71])), "matplotlib" in sys.modules)
+
+        if __name__ == "__main__":
+            asyncio.run(main())
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["True", "False"], done.stderr
