@@ -10,6 +10,7 @@ import asyncio
 import importlib.util
 import json
 import os
+import signal
 import sys
 import tempfile
 import textwrap
@@ -79,12 +80,34 @@ def _last_line(text: str) -> str:
     return lines[-1].strip() if lines else ""
 
 
-async def verify_question(question: Question) -> VerifyResult:
-    """Run one snippet in a fresh interpreter and judge its `answer`."""
+async def verify_question(question: Question, attempts: int = 2) -> VerifyResult:
+    """Run one snippet in a fresh interpreter and judge its `answer`; a time-out is tried once more,
+    since a multi-process snippet (a gloo DDP step) can stall on a loaded machine."""
     assert question.verify is not None
     missing = missing_requirements(question)
     if missing:
         return VerifyResult(question.id, "skip", f"needs {', '.join(missing)} (not installed)")
+    result = await _run_snippet(question)
+    for _ in range(attempts - 1):
+        if not (result.outcome == "error" and result.detail.startswith("timed out")):
+            break
+        result = await _run_snippet(question)
+    return result
+
+
+def _kill_group(pid: int) -> None:
+    """Kill the snippet and every process it forked (ranks of a DDP step would otherwise be orphaned,
+    holding the output pipes open and the CPU busy)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+async def _run_snippet(question: Question) -> VerifyResult:
+    """The snippet's output goes to files, not pipes: a child it forked and left behind would keep
+    pipes open (and asyncio waiting for their end) for as long as it lives."""
+    assert question.verify is not None
     script = _PRELUDE + "\n" + question.verify.code + _EPILOGUE
     loop = asyncio.get_running_loop()
     started = loop.time()
@@ -92,22 +115,31 @@ async def verify_question(question: Question) -> VerifyResult:
         path = os.path.join(workdir, "snippet.py")
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(script)
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, path, json.dumps(_options_for(question)), cwd=workdir,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            env={**os.environ, "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1"},
-        )
-        try:
-            stdout, stderr = await asyncio.wait_for(process.communicate(), question.verify.timeout)
-        except TimeoutError:
-            process.kill()
-            await process.wait()
-            return VerifyResult(question.id, "error", f"timed out after {question.verify.timeout:g} s",
-                                loop.time() - started)
-    seconds = loop.time() - started
+        out_path, err_path = os.path.join(workdir, "out.txt"), os.path.join(workdir, "err.txt")
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, path, json.dumps(_options_for(question)), cwd=workdir, stdout=out, stderr=err,
+                env={**os.environ, "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1"},
+                start_new_session=True,  # its own process group, so that _kill_group reaches its children
+            )
+            try:
+                await asyncio.wait_for(process.wait(), question.verify.timeout)
+            except TimeoutError:
+                return VerifyResult(question.id, "error", f"timed out after {question.verify.timeout:g} s",
+                                    loop.time() - started)
+            finally:
+                _kill_group(process.pid)
+                if process.returncode is None:
+                    await process.wait()
+        with open(out_path, "rb") as out, open(err_path, "rb") as err:
+            stdout, stderr = out.read(), err.read()
+    return _judge(question, process.returncode, stdout, stderr, loop.time() - started)
+
+
+def _judge(question: Question, returncode: int | None, stdout: bytes, stderr: bytes, seconds: float) -> VerifyResult:
     out, err = stdout.decode(errors="replace"), stderr.decode(errors="replace")
-    if process.returncode != 0:
-        last = _last_line(err) or f"exit code {process.returncode}"
+    if returncode != 0:
+        last = _last_line(err) or f"exit code {returncode}"
         outcome: Outcome = "fail" if last.startswith("AssertionError") else "error"
         return VerifyResult(question.id, outcome, last, seconds)
     marker = next((line for line in out.splitlines() if line.startswith("__VERIFY_ANSWER__=")), None)

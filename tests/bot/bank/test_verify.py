@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+from pathlib import Path
 
 from bot.bank.verify import summary, verify_all, verify_question
 from bot.domain import Verify
@@ -47,3 +49,22 @@ async def test_pick_text_and_ambiguity(bank) -> None:
     assert (await verify_question(with_code(question, "answer = pick_text('training split')"))).outcome == "pass"
     ambiguous = await verify_question(with_code(question, "answer = pick_text('split')"))
     assert ambiguous.outcome == "fail" and "matches 2 options" in ambiguous.detail
+
+
+async def test_a_child_left_behind_neither_hangs_the_runner_nor_survives_it(bank, tmp_path) -> None:
+    marker = tmp_path / "child.pid"
+    code = (
+        "import os, time\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    time.sleep(120)\n"
+        "    os._exit(0)\n"
+        f"open({str(marker)!r}, 'w').write(str(pid))\n"
+        "answer = pick_number(6)\n"
+    )
+    result = await verify_question(with_code(bank.questions["fx-001"], code, timeout=20.0))
+    assert result.outcome == "pass" and result.seconds < 15
+    child = int(marker.read_text())
+    await asyncio.sleep(0.2)
+    status = Path(f"/proc/{child}/status")
+    assert not status.exists() or "State:\tZ" in status.read_text(), "the forked child was killed"
