@@ -6,8 +6,8 @@ from bot.bank.loader import Bank
 from bot.engine import Delivery
 from bot.i18n import t
 from bot.markup import parse_markup
-from bot.messages import Block, Message, OptionLine, OptionList, Paragraph
-from bot.presenter import explanation_blocks, question_message, topic_label
+from bot.messages import Block, Message, Paragraph
+from bot.presenter import explanation_blocks, option_lines, question_message, topic_label
 from bot.store.daily import PostStats, Subscription
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -25,16 +25,11 @@ def daily_question_message(bank: Bank, delivery: Delivery, answered: int) -> Mes
 def reveal_message(bank: Bank, delivery: Delivery, stats: PostStats) -> Message:
     """The closed question: the correct option marked, the explanation, the share right, the fastest."""
     question, language = delivery.question, delivery.language
-    lines = tuple(
-        OptionLine(chr(ord("a") + position), question.options[index].text(language),
-                   "correct" if index == question.correct_index else "none")
-        for position, index in enumerate(delivery.asked.option_order)
-    )
     letter = delivery.asked.shown_letter_of(question.correct_index).upper()
     blocks: list[Block] = [
         Paragraph(t(language, "daily.reveal_header", topic=topic_label(bank, question.topic, language)), "title"),
         *parse_markup(question.stem(language)),
-        OptionList(lines),
+        option_lines(delivery, reveal=True),
         Paragraph(t(language, "daily.answer_is", letter=letter)),
         *explanation_blocks(question, language),
     ]

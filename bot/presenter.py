@@ -27,7 +27,8 @@ def _header(bank: Bank, delivery: Delivery) -> Paragraph:
                      "title")
 
 
-def _option_lines(delivery: Delivery, chosen: int | None = None, reveal: bool = False) -> OptionList:
+def option_lines(delivery: Delivery, chosen: int | None = None, reveal: bool = False) -> OptionList:
+    """The options in the order shown; once revealed, the key marked (and a wrong choice, if any)."""
     question, language = delivery.question, delivery.language
     lines = []
     for position, index in enumerate(delivery.asked.option_order):
@@ -63,7 +64,7 @@ def question_message(bank: Bank, delivery: Delivery, *, list_options: bool = Fal
     `list_options` asks, as a console does), buttons."""
     blocks: list[Block] = [_header(bank, delivery), *parse_markup(delivery.question.stem(delivery.language))]
     if list_options or not options_fit_buttons(delivery.question, delivery.language):
-        blocks.append(_option_lines(delivery))
+        blocks.append(option_lines(delivery))
     if delivery.asked.deadline is not None:
         seconds = round(delivery.asked.deadline - delivery.asked.asked_at)
         blocks.append(Paragraph(t(delivery.language, "question.time_limit", seconds=seconds), "muted"))
@@ -95,7 +96,7 @@ def result_message(bank: Bank, result: AnswerResult) -> Message:
     """The question edited after an answer: options marked, the verdict, and the explanation."""
     delivery = result.delivery
     blocks: list[Block] = [_header(bank, delivery), *parse_markup(delivery.question.stem(delivery.language)),
-                           _option_lines(delivery, result.chosen_index, reveal=True),
+                           option_lines(delivery, result.chosen_index, reveal=True),
                            Paragraph(verdict(result)),
                            *explanation_blocks(delivery.question, delivery.language)]
     return Message(tuple(blocks))
