@@ -170,11 +170,13 @@ class Core:
         parsed = parse_answer_token(token)
         asked = await records.get_asked(self.db, parsed.asked_id) if parsed else None
         try:
-            if asked is not None and asked.interview_id is None:
-                answer = await self.daily.answer(user, chat, token)
+            if parsed is None or asked is None:
+                raise AnswerRefused("unknown")
+            if asked.interview_id is None:
+                answer = await self.daily.answer_asked(user, chat, asked, parsed.letter)
                 return ClickReply(t(language, "daily.right" if answer.correct else "daily.wrong"),
                                   counter=(answer.asked_id, answer.answered))
-            result = await self.engine.answer(user, token)
+            result = await self.engine.answer_asked(user, asked, parsed.letter)
         except AnswerRefused as refused:
             log.info("click refused (%s): user %s:%s token %r", refused.reason, user.platform, user.platform_id,
                      token[:64])

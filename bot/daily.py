@@ -17,7 +17,7 @@ from bot.bank.loader import Bank
 from bot.clock import Clock
 from bot.daily_view import daily_question_message, reveal_message
 from bot.delivery import ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryUnknown
-from bot.domain import ChatRef, Question, RecordedAnswer, UserRef
+from bot.domain import AskedQuestion, ChatRef, Question, RecordedAnswer, UserRef
 from bot.engine import Delivery
 from bot.messages import Message
 from bot.pacing import EvenPacer
@@ -225,7 +225,13 @@ class DailyService:
         """Record a member's first answer to an open daily question; AnswerRefused otherwise."""
         parsed = parse_answer_token(token)
         asked = await records.get_asked(self.db, parsed.asked_id) if parsed else None
-        if parsed is None or asked is None or asked.interview_id is not None:
+        if parsed is None or asked is None:
+            raise AnswerRefused("unknown")
+        return await self.answer_asked(user, chat, asked, parsed.letter)
+
+    async def answer_asked(self, user: UserRef, chat: ChatRef, asked: AskedQuestion, letter: str) -> DailyAnswer:
+        """The same, for a caller that has already read the asked question the token names."""
+        if asked.interview_id is not None:
             raise AnswerRefused("unknown")
         post = await posts.post_of_asked(self.db, asked.id)
         record = await find_chat(self.db, chat.platform, chat.platform_id)
@@ -234,7 +240,7 @@ class DailyService:
             raise AnswerRefused("unknown")
         if record is None or record.id != asked.chat_id:
             raise AnswerRefused("wrong_chat")
-        option_index = asked.option_index_of(parsed.letter)
+        option_index = asked.option_index_of(letter)
         if option_index is None:
             raise AnswerRefused("unknown")
         now = self.clock.now()

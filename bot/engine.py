@@ -25,7 +25,7 @@ from bot.report import build_report
 from bot.selection import plan_interview, shuffled_options
 from bot.store import interviews as records
 from bot.store.database import Database
-from bot.store.people import ensure_chat, ensure_user, get_chat
+from bot.store.people import UserRecord, ensure_chat, ensure_user, get_chat
 from bot.store.review import due_questions, record_review
 from bot.tokens import parse_answer_token
 
@@ -81,7 +81,7 @@ class InterviewEngine:
         if not plan:
             raise InterviewError("interview.none_found", topics=", ".join(filters.topics) or "*",
                                  level=str(filters.difficulty or filters.seniority or "*"))
-        return await self._begin(user, chat, filters, plan, "interview")
+        return await self._begin(user, person, chat, filters, plan, "interview")
 
     async def start_review(self, user: UserRef, chat: ChatRef, count: int = 10) -> Delivery | None:
         """An interview over the user's review cards that are due now, most overdue first; None if none is."""
@@ -89,12 +89,11 @@ class InterviewEngine:
         plan = await due_questions(self.db, person.id, self.clock.now(), count, known=self.bank.questions)
         if not plan:
             return None
-        return await self._begin(user, chat, InterviewFilters(count=len(plan)), plan, "review")
+        return await self._begin(user, person, chat, InterviewFilters(count=len(plan)), plan, "review")
 
-    async def _begin(self, user: UserRef, chat: ChatRef, filters: InterviewFilters, plan: list[str],
-                     kind: str) -> Delivery:
+    async def _begin(self, user: UserRef, person: UserRecord, chat: ChatRef, filters: InterviewFilters,
+                     plan: list[str], kind: str) -> Delivery:
         now = self.clock.now()
-        person = await ensure_user(self.db, user, now)
         place = await ensure_chat(self.db, chat, now)
         language = resolve_language(user=person.language, chat=place.language, locale=user.locale)
         interview_id = await records.create_interview(self.db, person.id, place.id, filters, plan, language, now,
@@ -119,16 +118,20 @@ class InterviewEngine:
     async def answer(self, user: UserRef, token: str) -> AnswerResult:
         """Record a click on an interview question's button; AnswerRefused when it must not count."""
         parsed = parse_answer_token(token)
-        if parsed is None:
+        asked = await records.get_asked(self.db, parsed.asked_id) if parsed else None
+        if parsed is None or asked is None:
             raise AnswerRefused("unknown")
-        asked = await records.get_asked(self.db, parsed.asked_id)
-        if asked is None or asked.interview_id is None or asked.question_id not in self.bank.questions:
+        return await self.answer_asked(user, asked, parsed.letter)
+
+    async def answer_asked(self, user: UserRef, asked: AskedQuestion, letter: str) -> AnswerResult:
+        """The same, for a caller that has already read the asked question the token names."""
+        if asked.interview_id is None or asked.question_id not in self.bank.questions:
             raise AnswerRefused("unknown")
         interview = await records.get_interview(self.db, asked.interview_id)
         person = await ensure_user(self.db, user, self.clock.now())
         if interview is None or interview.user_id != person.id:
             raise AnswerRefused("not_yours")
-        option_index = asked.option_index_of(parsed.letter)
+        option_index = asked.option_index_of(letter)
         if option_index is None:
             raise AnswerRefused("unknown")
         if asked.closed_at is not None or interview.status != "active":
