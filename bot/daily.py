@@ -286,15 +286,15 @@ class DailyService:
 
         Answers stop first; the post is marked revealed only after the edit, so a crash in between
         repeats the (harmless) edit at the next run instead of losing the reveal."""
+        record = await get_chat(self.db, post.chat_id)
+        port = self.ports.get(record.platform) if record else None
+        if record is not None and port is None:
+            return False  # its adapter is not running yet: reveal when it is, rather than unseen
         async with self.db.transaction() as connection:
             await records.close_asked(connection, post.asked_id, self.clock.now())
-        record = await get_chat(self.db, post.chat_id)
         asked = await records.get_asked(self.db, post.asked_id)
         question = self.bank.get(asked.question_id) if asked else None
-        port = self.ports.get(record.platform) if record else None
-        if port is None and record is not None:
-            return False  # its adapter is not running yet: reveal when it is, rather than unseen
-        if record is None or asked is None or question is None or port is None:
+        if record is None or port is None or asked is None or question is None:  # nothing left to show
             await posts.mark_post(self.db, post.id, "revealed", self.clock.now())
             return True
         stats = await posts.post_stats(self.db, asked.id)
