@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -14,6 +15,47 @@ def _key_is_longest(question: Question, language: str) -> bool:
     lengths = [len(option.texts.get(language, "")) for option in question.options]
     key = lengths[question.correct_index]
     return all(key > length for i, length in enumerate(lengths) if i != question.correct_index)
+
+
+def _is_prose(question: Question, language: str) -> bool:
+    """Options are prose when each has at least three words and most do not start with a number."""
+    texts = [option.texts.get(language, "") for option in question.options]
+    numeric = sum(1 for text in texts if re.match(r"\s*[~≈<>$-]?\d", text))
+    return all(len(text.split()) >= 3 for text in texts) and numeric * 2 < len(texts)
+
+
+def _key_is_shortest(question: Question, language: str) -> bool:
+    """True when the keyed option is strictly the shortest in `language`: the other half of the length tell."""
+    lengths = [len(option.texts.get(language, "")) for option in question.options]
+    key = lengths[question.correct_index]
+    return all(key < length for i, length in enumerate(lengths) if i != question.correct_index)
+
+
+def _shape(text: str) -> tuple[bool, bool]:
+    """A coarse shape of an option: does it carry a trailing clause (a comma) or a parenthesis."""
+    return ("," in text or ";" in text or " since " in text or " because " in text, "(" in text)
+
+
+def shape_tells(question: Question, language: str) -> bool:
+    """True when the three distractors share a shape and the key alone has another one."""
+    shapes = [_shape(option.texts.get(language, "")) for option in question.options]
+    key = shapes.pop(question.correct_index)
+    return len(set(shapes)) == 1 and key != shapes[0] and len(shapes) >= 3
+
+
+def length_tells(questions: list[Question]) -> dict[str, dict[str, Any]]:
+    """Among questions with prose options: how often the key is strictly the shortest or the longest."""
+    figures: dict[str, dict[str, Any]] = {}
+    for language in LANGUAGES:
+        prose = [q for q in questions if language in q.languages and _is_prose(q, language)]
+        count = len(prose)
+        figures[language] = {
+            "prose_questions": count,
+            "key_shortest": round(sum(_key_is_shortest(q, language) for q in prose) / count, 3) if count else 0.0,
+            "key_longest": round(sum(_key_is_longest(q, language) for q in prose) / count, 3) if count else 0.0,
+            "shape_tells": sorted(q.id for q in questions if language in q.languages and shape_tells(q, language)),
+        }
+    return figures
 
 
 def bank_stats(questions: Iterable[Question]) -> dict[str, Any]:
@@ -55,6 +97,7 @@ def bank_stats(questions: Iterable[Question]) -> dict[str, Any]:
         "keyed_letter": {letter: {"count": keyed[letter], "share": round(keyed[letter] / total, 3) if total else 0.0}
                          for letter in sorted(keyed)},
         "longest_is_correct": {language: round(count / total, 3) if total else 0.0 for language, count in longest.items()},
+        "prose_length_tell": length_tells(questions),
         "with_code_or_table": sum(1 for q in questions if "```" in q.stem("en") or "|---" in q.stem("en").replace(" ", "")),
     }
 
@@ -73,4 +116,9 @@ def format_stats(stats: dict[str, Any]) -> str:
     longest = ", ".join(f"{k} {v:.0%}" for k, v in stats["longest_is_correct"].items())
     lines.append(f"verify coverage {stats['verify']['share']:.0%} ({stats['verify']['count']}); keyed letters: {letters}")
     lines.append(f"key is the longest option: {longest}; stems with code or a table: {stats['with_code_or_table']}")
+    for language, tell in stats["prose_length_tell"].items():
+        lines.append(
+            f"prose options ({language}, {tell['prose_questions']} questions): key shortest {tell['key_shortest']:.0%}, "
+            f"key longest {tell['key_longest']:.0%}; key alone in its shape: {len(tell['shape_tells'])}"
+        )
     return "\n".join(lines)
