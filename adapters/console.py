@@ -18,13 +18,13 @@ from typing import Any, TextIO
 
 from bot.bank import BankError, load_bank
 from bot.bank.loader import Bank
-from bot.clock import SystemClock
-from bot.config import Settings
+from bot.schedule.clock import SystemClock
+from bot.app.config import Settings
 from bot.domain import LETTERS, SENIORITIES, ChatRef, InterviewFilters, Report, UserRef
-from bot.engine import AnswerRefused, AnswerResult, Delivery, InterviewEngine, InterviewError
-from bot.i18n import language_from_locale, t
-from bot.plaintext import render_plain
-from bot.presenter import feedback_message, question_message, report_message
+from bot.interview.engine import AnswerRefused, AnswerResult, Delivery, InterviewEngine, InterviewError
+from bot.text.i18n import language_from_locale, t
+from bot.text.plaintext import render_plain
+from bot.interview.view import feedback_message, question_message, report_message
 from bot.store import Database
 from bot.tokens import answer_token
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bot.config import Settings
+from bot.app.config import Settings
 
 
 def add_platform_parsers(commands: argparse._SubParsersAction) -> None:

@@ -12,7 +12,7 @@ import signal
 from collections.abc import Awaitable, Callable
 
 from bot.bank import BankError
-from bot.config import Settings
+from bot.app.config import Settings
 from bot.core import Core
 
 log = logging.getLogger(__name__)

@@ -53,8 +53,8 @@ from benchmarks.figures import Figure
 from benchmarks.profiling import Sampler
 from benchmarks.sizes import percentile, scaled, temporary_folder
 from bot.bank import load_bank
-from bot.clock import SystemClock
-from bot.config import Settings
+from bot.schedule.clock import SystemClock
+from bot.app.config import Settings
 from bot.core import Core
 from bot.domain import ChatRef, UserRef
 from bot.store import Database
@@ -399,7 +399,7 @@ def cached_users() -> Iterator[None]:
     so a click does not upsert and re-read its clicker twice. (A real cache would also be told about
     /language; this one is for measuring.) Every clicker here is new, so one of the two still misses."""
     import bot.core
-    import bot.daily
+    import bot.daily.service
     from bot.store import people
 
     original = people.ensure_user
@@ -411,11 +411,11 @@ def cached_users() -> Iterator[None]:
             seen[key] = await original(db, user, now)
         return seen[key]
 
-    bot.core.ensure_user = bot.daily.ensure_user = ensure_user  # type: ignore[assignment]
+    bot.core.ensure_user = bot.daily.service.ensure_user = ensure_user  # type: ignore[assignment]
     try:
         yield
     finally:
-        bot.core.ensure_user = bot.daily.ensure_user = original  # type: ignore[assignment]
+        bot.core.ensure_user = bot.daily.service.ensure_user = original  # type: ignore[assignment]
 
 
 PROTOTYPES = {

@@ -49,7 +49,7 @@ from benchmarks.fake_telegram import ServerProcess
 from benchmarks.figures import Figure
 from benchmarks.sizes import scaled, temporary_folder
 from bot.bank import load_bank
-from bot.clock import ManualClock
+from bot.schedule.clock import ManualClock
 from bot.core import Core
 from bot.domain import ChatRef
 from bot.store import Database

@@ -3,7 +3,7 @@ Discord's network is the only thing replaced (no connection to Discord is possib
 
 Run as `python -m benchmarks.footprint_bot DISCORD_API STAGES_FILE` with the bot's usual environment
 (TELEGRAM_BOT_TOKEN, TELEGRAM_BASE_URL, DISCORD_BOT_TOKEN, INTERVIEW_BOT_DB, INTERVIEW_BOT_QUESTIONS).
-Then it is bot.cli.main(["run"]): the runner opens the store, loads and validates the bank, starts
+Then it is bot.app.cli.main(["run"]): the runner opens the store, loads and validates the bank, starts
 the scheduler, and serves Telegram (long polling against the fake Bot API server) and Discord side by
 side over one Core. For Discord, discord.py's REST calls go to DISCORD_API, a fake REST API in the
 benchmark process (the real HTTPClient and its aiohttp session: login, application info, the command
@@ -49,7 +49,7 @@ def stage(path: Path, name: str) -> None:
 
 
 def _draw_in_subprocess() -> None:
-    import bot.progress_view as view
+    import bot.progress.view as view
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
@@ -99,7 +99,7 @@ def main(argv: list[str]) -> int:
 
     from adapters.discord import client as discord_client
     from adapters.telegram import app as telegram_app  # noqa: F401
-    from bot.cli import main as cli_main
+    from bot.app.cli import main as cli_main
 
     stage(stages, "imports")
     discord.http.Route.BASE = discord_api  # type: ignore[misc]  # every REST call to the fake

@@ -2,7 +2,7 @@
 
 Why: /top is typed in busy groups and answered while other members are clicking, so a board must
 cost little even in a large, old chat. The store is generated (see leaderboard_data), queries go
-through the bot's own bot.scoring functions on a real bot.store.Database, over random chats with a
+through the bot's own bot.scores.boards functions on a real bot.store.Database, over random chats with a
 random member asking (so the caller's own row is computed too). The cache is warm: a running bot
 has read its file before.
 
@@ -26,7 +26,7 @@ from zoneinfo import ZoneInfo
 from benchmarks.figures import Figure
 from benchmarks.leaderboard_data import Generated, Shape, build
 from benchmarks.sizes import percentile, scale, scaled, temporary_folder
-from bot.scoring import chat_board, groups_board
+from bot.scores.boards import chat_board, groups_board
 from bot.store.database import Database
 
 NAME = "leaderboard"

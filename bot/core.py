@@ -15,23 +15,23 @@ from pathlib import Path
 
 from bot.bank import load_bank
 from bot.bank.loader import Bank
-from bot.board_view import board_message, groups_message
-from bot.chart_process import draw_progress_chart
-from bot.clock import Clock, SystemClock
-from bot.daily import DEFAULT_REVEAL_AFTER, DailyService
-from bot.daily_view import subscription_message
-from bot.delivery import ChatGone, DeliveryError, DeliveryPort
+from bot.scores.view import board_message, groups_message
+from bot.progress.chart import draw_progress_chart
+from bot.schedule.clock import Clock, SystemClock
+from bot.daily.service import DEFAULT_REVEAL_AFTER, DailyService
+from bot.daily.view import subscription_message
+from bot.port import ChatGone, DeliveryError, DeliveryPort
 from bot.domain import ChatRef, InterviewFilters, UserRef
-from bot.engine import AnswerResult, Delivery, InterviewEngine
+from bot.interview.engine import AnswerResult, Delivery, InterviewEngine
 from bot.errors import AnswerRefused, UserError
-from bot.i18n import resolve_language, t
-from bot.localtime import zone
-from bot.messages import Message, Paragraph
-from bot.progress import history, user_progress
-from bot.progress_view import chart_labels, history_message, progress_message, review_status_message
-from bot.presenter import question_message, report_message, result_message, topic_label, verdict
-from bot.scheduler import Wakeups
-from bot.scoring import Period, chat_board, groups_board
+from bot.text.i18n import resolve_language, t
+from bot.schedule.localtime import zone
+from bot.text.messages import Message, Paragraph
+from bot.progress.stats import history, user_progress
+from bot.progress.view import chart_labels, history_message, progress_message, review_status_message
+from bot.interview.view import question_message, report_message, result_message, topic_label, verdict
+from bot.schedule.timer import Wakeups
+from bot.scores.boards import Period, chat_board, groups_board
 from bot.store import interviews as records
 from bot.store.daily import active_subscriptions, pending_reveals
 from bot.store.database import Database

@@ -9,8 +9,8 @@ import pytest
 
 from bot.bank import load_bank
 from bot.bank.loader import Bank
-from bot.clock import ManualClock
-from bot.engine import InterviewEngine
+from bot.schedule.clock import ManualClock
+from bot.interview.engine import InterviewEngine
 from bot.store import Database
 
 FIXTURE_BANK = Path(__file__).parent / "fixtures" / "bank"

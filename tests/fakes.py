@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.delivery import DeliveryError
-from bot.messages import Message
+from bot.port import DeliveryError
+from bot.text.messages import Message
 from bot.store.people import ChatRecord
 
 

@@ -18,7 +18,7 @@ from adapters.discord.counter import Counters
 from adapters.discord.delivery import DiscordPort
 from adapters.discord.errors import on_app_command_error, refuse_unknown_component
 from adapters.discord.translator import CatalogTranslator
-from bot.config import Settings
+from bot.app.config import Settings
 from bot.core import Core
 
 log = logging.getLogger(__name__)

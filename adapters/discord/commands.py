@@ -21,11 +21,11 @@ from adapters.discord.server_commands import SERVER_COMMANDS, core_of
 from adapters.discord.translator import CatalogTranslator, text
 from adapters.discord.translator import option_about as about
 from adapters.discord.translator import option_name as option
-from bot.commands import COMMANDS, commands_for
+from bot.text.commands import COMMANDS, commands_for
 from bot.core import Outgoing
 from bot.domain import InterviewFilters
-from bot.i18n import t
-from bot.messages import Message, Paragraph
+from bot.text.i18n import t
+from bot.text.messages import Message, Paragraph
 
 log = logging.getLogger(__name__)
 COUNT_MAX = 20
@@ -130,7 +130,7 @@ def all_commands() -> tuple[app_commands.Command, ...]:
 
 
 def add_commands(tree: app_commands.CommandTree) -> None:
-    """Every slash command, in the order of bot.commands.COMMANDS."""
+    """Every slash command, in the order of bot.text.commands.COMMANDS."""
     order = {command.name: number for number, command in enumerate(COMMANDS)}
     for command in sorted(all_commands(), key=lambda c: order.get(c.name, len(order))):
         tree.add_command(command)

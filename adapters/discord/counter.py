@@ -12,7 +12,7 @@ from collections import OrderedDict
 
 import discord
 
-from bot.i18n import t
+from bot.text.i18n import t
 
 log = logging.getLogger(__name__)
 FINAL_REMEMBERED = 10_000

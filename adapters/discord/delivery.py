@@ -14,8 +14,8 @@ import aiohttp
 import discord
 
 from adapters.discord.render import Part, render
-from bot.delivery import ChatGone, DeliveryError, DeliveryUnknown
-from bot.messages import Message
+from bot.port import ChatGone, DeliveryError, DeliveryUnknown
+from bot.text.messages import Message
 from bot.store.people import ChatRecord
 
 log = logging.getLogger(__name__)

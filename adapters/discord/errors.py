@@ -15,7 +15,7 @@ from discord import app_commands
 from adapters.discord.people import chat_ref, user_ref
 from adapters.discord.translator import language_of
 from bot.errors import UserError
-from bot.i18n import t
+from bot.text.i18n import t
 
 log = logging.getLogger(__name__)
 

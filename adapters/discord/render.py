@@ -18,7 +18,7 @@ from typing import Any
 import discord
 
 from bot.limits import BUTTON_LABEL_MAX
-from bot.messages import Block, Button, CodeBlock, Message, OptionList, Paragraph, Table, inline_spans
+from bot.text.messages import Block, Button, CodeBlock, Message, OptionList, Paragraph, Table, inline_spans
 
 TITLE_MAX, DESCRIPTION_MAX, FOOTER_MAX = 256, 4096, 2048
 EMBEDS_PER_MESSAGE, EMBED_TEXT_PER_MESSAGE = 10, 6000

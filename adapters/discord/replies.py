@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import discord
 
 from adapters.discord.render import Part, render
-from bot.messages import Message
+from bot.text.messages import Message
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

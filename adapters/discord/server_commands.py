@@ -18,8 +18,8 @@ from adapters.discord.translator import option_about as about
 from adapters.discord.translator import option_name as option
 from adapters.discord.translator import text
 from bot.core import Core
-from bot.i18n import t
-from bot.messages import Message
+from bot.text.i18n import t
+from bot.text.messages import Message
 
 log = logging.getLogger(__name__)
 Channel = discord.TextChannel

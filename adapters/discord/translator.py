@@ -10,7 +10,7 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from bot.i18n import catalog, language_from_locale, t
+from bot.text.i18n import catalog, language_from_locale, t
 
 LOCALES: dict[discord.Locale, str] = {
     discord.Locale.turkish: "tr",

@@ -23,8 +23,8 @@ from adapters.telegram.counters import CounterEdits
 from adapters.telegram.delivery import Pacing, Sleep, TelegramPort
 from adapters.telegram.errors import on_error
 from adapters.telegram.services import SERVICES, Services
-from bot.commands import COMMANDS, commands_for
-from bot.config import Settings
+from bot.text.commands import COMMANDS, commands_for
+from bot.app.config import Settings
 from bot.core import Core
 
 log = logging.getLogger(__name__)

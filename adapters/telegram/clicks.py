@@ -11,7 +11,7 @@ from telegram.ext import ContextTypes
 from adapters.telegram.delivery import retry_seconds
 from adapters.telegram.menus import chosen_message, next_menu, parse_menu
 from adapters.telegram.services import deliver, language_of, refs, services
-from bot.i18n import t
+from bot.text.i18n import t
 from bot.limits import POPUP_TEXT_MAX
 
 log = logging.getLogger(__name__)

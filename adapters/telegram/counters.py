@@ -11,7 +11,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from bot.delivery import DeliveryError
+from bot.port import DeliveryError
 
 if TYPE_CHECKING:
     from adapters.telegram.delivery import TelegramPort

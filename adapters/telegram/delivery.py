@@ -28,9 +28,9 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, Re
 from telegram.warnings import PTBDeprecationWarning
 
 from adapters.telegram.render import Rendered, render
-from bot.delivery import ChatGone, ChatMoved, DeliveryError, DeliveryUnknown
-from bot.messages import Message
-from bot.pacing import EvenPacer
+from bot.port import ChatGone, ChatMoved, DeliveryError, DeliveryUnknown
+from bot.text.messages import Message
+from bot.schedule.pacing import EvenPacer
 from bot.store.people import ChatRecord
 
 log = logging.getLogger(__name__)

@@ -10,10 +10,10 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from adapters.telegram.services import language_of, services
-from bot.delivery import ChatGone, DeliveryError
+from bot.port import ChatGone, DeliveryError
 from bot.errors import UserError
-from bot.i18n import t
-from bot.messages import Message, Paragraph
+from bot.text.i18n import t
+from bot.text.messages import Message, Paragraph
 
 log = logging.getLogger(__name__)
 

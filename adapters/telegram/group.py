@@ -10,8 +10,8 @@ from telegram import ChatMember, Update
 from telegram.ext import ContextTypes
 
 from adapters.telegram.services import PLATFORM, chat_ref, refs, reply, reply_key, services, user_ref
-from bot.commands import help_message
-from bot.messages import Message, Paragraph
+from bot.text.commands import help_message
+from bot.text.messages import Message, Paragraph
 
 log = logging.getLogger(__name__)
 PERIODS = ("week", "month", "all")

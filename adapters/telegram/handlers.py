@@ -13,10 +13,10 @@ from telegram.ext import ContextTypes
 
 from adapters.telegram.menus import topic_menu
 from adapters.telegram.services import deliver, language_of, refs, reply, reply_key, services, user_ref
-from bot.commands import help_message, welcome_message
+from bot.text.commands import help_message, welcome_message
 from bot.domain import InterviewFilters
-from bot.i18n import t
-from bot.messages import Message, Paragraph
+from bot.text.i18n import t
+from bot.text.messages import Message, Paragraph
 
 log = logging.getLogger(__name__)
 INTERVIEW_LINK = "interview_"  # t.me/<bot>?start=interview_<topic>

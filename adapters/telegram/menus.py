@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from bot.bank.loader import Bank
 from bot.domain import InterviewFilters
-from bot.i18n import t
+from bot.text.i18n import t
 from bot.limits import CALLBACK_DATA_MAX_BYTES
-from bot.messages import Button, Message, Paragraph
-from bot.presenter import topic_label
+from bot.text.messages import Button, Message, Paragraph
+from bot.interview.view import topic_label
 
 COUNTS = (3, 5, 10)
 LEVELS = (1, 2, 3)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.limits import CALLBACK_DATA_MAX_BYTES
-from bot.messages import Block, CodeBlock, Message, OptionList, Paragraph, Table, inline_spans
+from bot.text.messages import Block, CodeBlock, Message, OptionList, Paragraph, Table, inline_spans
 
 MESSAGE_LIMIT = 4096  # Telegram counts text after parsing; we count the HTML, which is never shorter
 CAPTION_LIMIT = 1024

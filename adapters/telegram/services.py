@@ -14,7 +14,7 @@ from adapters.telegram.counters import CounterEdits
 from adapters.telegram.delivery import TelegramPort
 from bot.core import Core, Outgoing
 from bot.domain import ChatRef, UserRef
-from bot.messages import Message
+from bot.text.messages import Message
 
 PLATFORM = "telegram"
 SERVICES = "interview_bot"  # the key in application.bot_data

@@ -13,7 +13,7 @@ from bot.bank.problems import Problem
 from bot.bank.yaml_lines import LineDict, LineList, load_yaml
 from bot.domain import LANGUAGES, SENIORITIES, Option, Question, Topic, Verify
 from bot.limits import EXPLANATION_MAX, ID_MAX, MESSAGE_MAX, OPTION_MAX, OPTIONS_MAX, OPTIONS_MIN, STEM_MAX
-from bot.markup import MarkupError, parse_markup
+from bot.text.markup import MarkupError, parse_markup
 
 ROLES = ("ml-engineer",)
 FILE_KEYS = {"role", "specialty", "topic", "title", "questions"}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import aiosqlite
 
-from bot.review import ReviewCard, schedule
+from bot.review.cards import ReviewCard, schedule
 from bot.store.database import Database
 
 

@@ -9,7 +9,7 @@ import pytest
 from bot.core import Core
 from bot.domain import LETTERS, ChatRef, InterviewFilters, UserRef
 from bot.errors import UserError
-from bot.messages import Table
+from bot.text.messages import Table
 from bot.store.interviews import get_asked
 from tests.fakes import RecordingPort
 
@@ -125,7 +125,7 @@ def test_the_chart_is_drawn_outside_the_bot_process(tmp_path) -> None:
         import asyncio, random, sys
         from pathlib import Path
         from bot.bank import load_bank
-        from bot.clock import ManualClock
+        from bot.schedule.clock import ManualClock
         from bot.core import Core
         from bot.domain import ChatRef, InterviewFilters, UserRef
         from bot.store import Database

@@ -61,7 +61,7 @@ async def _count_answers(db: Database) -> int:
                                  st.sampled_from(list("abcdefz")), st.integers(0, 120)), min_size=1, max_size=12))
 async def test_random_clicks_record_at_most_one_answer_per_question(tmp_path_factory, bank, clicks) -> None:
     path: Path = tmp_path_factory.mktemp("clicks") / "db.sqlite3"
-    from bot.clock import ManualClock
+    from bot.schedule.clock import ManualClock
 
     clock = ManualClock()
     async with await Database.open(path) as db:

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bot.i18n import t
+from bot.text.i18n import t
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_BANK = REPO / "tests" / "fixtures" / "bank"

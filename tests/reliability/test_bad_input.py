@@ -35,11 +35,11 @@ from adapters.telegram.delivery import Pacing
 from adapters.telegram.menus import parse_menu
 from adapters.telegram.services import SERVICES
 from bot.bank import load_bank
-from bot.clock import ManualClock
+from bot.schedule.clock import ManualClock
 from bot.core import Core
 from bot.domain import ChatRef
 from bot.errors import UserError
-from bot.i18n import t
+from bot.text.i18n import t
 from bot.store import Database
 from bot.store.interviews import get_asked
 from bot.tokens import parse_answer_token

@@ -25,10 +25,10 @@ from adapters.telegram.app import build_application
 from adapters.telegram.delivery import Pacing
 from adapters.telegram.services import SERVICES
 from bot.bank import load_bank
-from bot.clock import SystemClock
+from bot.schedule.clock import SystemClock
 from bot.core import Core
 from bot.domain import ChatRef
-from bot.i18n import t
+from bot.text.i18n import t
 from bot.store import Database
 from bot.store.interviews import get_asked
 from tests.adapters.telegram.fake_bot_api import FakeBotApi, Stored

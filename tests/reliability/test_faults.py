@@ -29,7 +29,7 @@ from adapters.telegram.app import ALLOWED_UPDATES, build_application
 from adapters.telegram.delivery import Pacing, TelegramPort
 from adapters.telegram.services import SERVICES, Services
 from bot.bank import load_bank
-from bot.clock import ManualClock
+from bot.schedule.clock import ManualClock
 from bot.core import Core
 from bot.domain import ChatRef, InterviewFilters, UserRef
 from bot.store import Database

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from adapters.discord.delivery import translate
-from bot.delivery import ChatGone, DeliveryError, DeliveryUnknown
+from bot.port import ChatGone, DeliveryError, DeliveryUnknown
 from bot.domain import ChatRef, InterviewFilters, UserRef
 from bot.store import interviews as records
 from bot.store.daily import get_subscription

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from adapters.discord.render import render
-from bot.messages import Button, CodeBlock, Message, OptionLine, OptionList, Paragraph, Table
+from bot.text.messages import Button, CodeBlock, Message, OptionLine, OptionList, Paragraph, Table
 
 
 def embed_dicts(message: Message) -> list[list[dict]]:

@@ -8,7 +8,7 @@ import asyncio
 import discord
 
 from adapters.discord import client as discord_client
-from bot.config import Settings
+from bot.app.config import Settings
 from tests.adapters.discord.harness import APP_ID, BOT_USER, Recorder
 
 

@@ -17,7 +17,7 @@ from adapters.telegram.app import build_application
 from adapters.telegram.delivery import Pacing
 from adapters.telegram.services import SERVICES, Services
 from bot.bank.loader import Bank
-from bot.clock import ManualClock
+from bot.schedule.clock import ManualClock
 from bot.core import Core
 from bot.store import Database
 from tests.adapters.telegram.fake_bot_api import TOKEN, FakeBotApi, Stored

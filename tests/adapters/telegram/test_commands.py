@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from adapters.telegram.app import COMMAND_HANDLERS
-from bot.commands import COMMANDS
+from bot.text.commands import COMMANDS
 from tests.adapters.telegram.conftest import ALICE, BOB, Harness, private
 from tests.adapters.telegram.fake_bot_api import TOKEN
 

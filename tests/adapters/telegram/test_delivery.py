@@ -9,7 +9,7 @@ import pytest
 
 from adapters.telegram.delivery import Pacing, TelegramPort
 from bot.domain import ChatRef
-from bot.messages import Message, Paragraph
+from bot.text.messages import Message, Paragraph
 from bot.store.daily import get_subscription
 from bot.store.people import find_chat
 from tests.adapters.telegram.conftest import ALICE, BOB, GROUP, Harness, private, start_harness, stop_harness

@@ -7,11 +7,11 @@ import pytest
 from adapters.telegram.menus import count_menu, level_menu, parse_menu, topic_menu
 from adapters.telegram.render import CAPTION_LIMIT, MESSAGE_LIMIT, render, table_text, telegram_length
 from bot.bank import load_bank
-from bot.daily_view import reveal_message
+from bot.daily.view import reveal_message
 from bot.domain import AskedQuestion
-from bot.engine import AnswerResult, Delivery
-from bot.messages import Button, CodeBlock, Message, OptionLine, OptionList, Paragraph, Table
-from bot.presenter import question_message, result_message
+from bot.interview.engine import AnswerResult, Delivery
+from bot.text.messages import Button, CodeBlock, Message, OptionLine, OptionList, Paragraph, Table
+from bot.interview.view import question_message, result_message
 from bot.store.daily import PostStats
 from tests.adapters.telegram.fake_bot_api import BadHtml, visible_text
 

@@ -11,8 +11,8 @@ import aiohttp
 
 from adapters.telegram.app import serve, webhook_secret_for
 from bot.bank.loader import Bank
-from bot.clock import ManualClock
-from bot.config import Settings
+from bot.schedule.clock import ManualClock
+from bot.app.config import Settings
 from bot.core import Core
 from bot.store import Database
 from tests.adapters.telegram.conftest import ALICE, FAST, command, private, start_harness, stop_harness

@@ -1,0 +1,142 @@
+"""The `interview-bot` command: one argparse tree, each subcommand a small function.
+
+Bad input (a broken bank, a bad option) ends in a one-line message and a non-zero exit, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from bot.bank.loader import check_bank
+from bot.bank.stats import bank_stats, format_stats
+from bot.bank.verify import summary, verify_all
+from bot.app.config import ENVIRONMENT_HELP, ConfigError, Settings, default_db_path, load_settings
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="interview-bot",
+        description="A bilingual (tr/en) ML-engineering interview bot: a terminal mock interview, "
+                    "and Telegram and Discord bots.",
+        epilog=ENVIRONMENT_HELP.format(db=default_db_path()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--config", metavar="FILE", help="a YAML settings file (also INTERVIEW_BOT_CONFIG)")
+    parser.add_argument("--db", metavar="FILE", help="the SQLite file (overrides INTERVIEW_BOT_DB)")
+    parser.add_argument("--questions", metavar="PATH", help="the question bank (overrides INTERVIEW_BOT_QUESTIONS)")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    # The composition root: adapters register their subcommands; platform libraries load only when run.
+    from adapters.console import add_console_parser
+    from adapters.platform_commands import add_platform_parsers
+
+    add_console_parser(commands)
+    _add_questions_parser(commands)
+    add_platform_parsers(commands)
+    return parser
+
+
+def _add_questions_parser(commands: argparse._SubParsersAction) -> None:
+    questions = commands.add_parser("questions", help="check and describe the question bank",
+                                    description="Check and describe the question bank.")
+    actions = questions.add_subparsers(dest="action", metavar="ACTION", required=True)
+    validate = actions.add_parser("validate", help="check files; one FILE:LINE: FIELD: problem line each",
+                                  description="Check bank files (default: the configured bank). Exit 0 with a "
+                                              "summary, or 1 with one line per problem.")
+    validate.add_argument("paths", nargs="*", type=Path, metavar="PATH")
+    validate.set_defaults(handler=_validate)
+    stats = actions.add_parser("stats", help="counts per topic x difficulty x language, balance figures",
+                               description="Counts per topic x difficulty x language, verify coverage, "
+                                           "keyed-letter balance and the longest-is-correct rate.")
+    stats.add_argument("paths", nargs="*", type=Path, metavar="PATH")
+    stats.add_argument("--json", action="store_true", help="print JSON")
+    stats.set_defaults(handler=_stats)
+    verify = actions.add_parser("verify", help="run every question's verify snippet",
+                                description="Run each `verify` snippet in its own subprocess and check that it "
+                                            "derives the keyed option. Exit 1 on any failure.")
+    verify.add_argument("paths", nargs="*", type=Path, metavar="PATH")
+    verify.add_argument("--id", dest="ids", action="append", metavar="ID", help="only this question (repeatable)")
+    verify.add_argument("--file", dest="files", action="append", type=Path, metavar="FILE",
+                        help="only this file (repeatable)")
+    verify.add_argument("--jobs", type=int, default=None, help="snippets run at once (default: CPU count)")
+    verify.add_argument("--strict", action="store_true",
+                        help="treat a skipped snippet (missing torch or numpy) as a failure, as CI does")
+    verify.set_defaults(handler=_verify)
+
+
+def _bank_paths(args: argparse.Namespace, settings: Settings) -> list[Path] | None:
+    paths = list(getattr(args, "paths", None) or []) + list(getattr(args, "files", None) or [])
+    if paths:
+        return paths
+    return [settings.questions_path] if settings.questions_path else None
+
+
+def _validate(args: argparse.Namespace, settings: Settings) -> int:
+    bank, problems = check_bank(_bank_paths(args, settings))
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{len(problems)} problem(s) in {len(bank.files)} file(s)", file=sys.stderr)
+        return 1
+    print(f"ok: {len(bank.questions)} questions in {len(bank.topics)} topics, {len(bank.files)} files")
+    return 0
+
+
+def _stats(args: argparse.Namespace, settings: Settings) -> int:
+    bank, problems = check_bank(_bank_paths(args, settings))
+    stats = bank_stats(bank.questions.values())
+    stats["problems"] = len(problems)
+    print(json.dumps(stats, indent=2, ensure_ascii=False) if args.json else format_stats(stats))
+    if problems and not args.json:
+        print(f"({len(problems)} problem(s): run `interview-bot questions validate`)", file=sys.stderr)
+    return 0
+
+
+def _verify(args: argparse.Namespace, settings: Settings) -> int:
+    bank, problems = check_bank(_bank_paths(args, settings))
+    for problem in problems:
+        print(problem)
+    questions = [q for q in bank.questions.values() if not args.ids or q.id in args.ids]
+    if args.ids and not questions:
+        print(f"no question with id {', '.join(args.ids)}", file=sys.stderr)
+        return 1
+    results = asyncio.run(verify_all(questions, args.jobs))
+    for result in results:
+        print(result.line(), flush=True)
+    print(summary(results))
+    bad = any(r.outcome in ("fail", "error") or (args.strict and r.outcome == "skip") for r in results)
+    return 1 if bad or problems else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        settings = load_settings(args.config)
+    except ConfigError as error:
+        print(f"interview-bot: {error}", file=sys.stderr)
+        return 2
+    if args.db:
+        settings = replace(settings, db_path=Path(args.db))
+    if args.questions:
+        settings = replace(settings, questions_path=Path(args.questions))
+    logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return args.handler(args, settings)
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader went away (e.g. `| head`): stop quietly
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the interpreter's final flush quiet
+        return 141

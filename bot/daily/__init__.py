@@ -1,0 +1,1 @@
+"""The daily question in groups: subscriptions, posts, answers, reveals and their views."""

@@ -1,0 +1,320 @@
+"""Daily questions in group chats: subscriptions, posting (recorded before sent), answers, reveal.
+
+`run_due()` is the heart: given the clock, it posts every scheduled question that is due (within
+the grace window, once per chat per local day) and reveals every post whose time has come. The
+scheduler only decides when to call it; tests call it with a ManualClock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from dataclasses import dataclass
+from datetime import timedelta
+
+from bot.bank.loader import Bank
+from bot.schedule.clock import Clock
+from bot.daily.view import daily_question_message, reveal_message
+from bot.port import ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryUnknown
+from bot.domain import AskedQuestion, ChatRef, Question, RecordedAnswer, UserRef
+from bot.interview.engine import Delivery
+from bot.text.messages import Message
+from bot.schedule.pacing import EvenPacer
+from bot.errors import AnswerRefused, UserError
+from bot.text.i18n import resolve_language
+from bot.schedule.localtime import instant, local_date, next_instant, parse_hhmm, zone
+from bot.interview.selection import shuffled_options
+from bot.store import daily as posts
+from bot.store import interviews as records
+from bot.store.answer_batch import AnswerWriter, QuestionClosed
+from bot.store.database import Database
+from bot.store.people import ChatRecord, ensure_chat, ensure_user, find_chat, get_chat, move_chat
+from bot.tokens import parse_answer_token
+
+log = logging.getLogger(__name__)
+GRACE = timedelta(hours=1)  # a post missed while the bot was down is still sent this late
+DEFAULT_REVEAL_AFTER = timedelta(hours=12)
+REVEAL_MARGIN_S = 60  # a reveal always lands this long before the chat's next post
+
+
+@dataclass(frozen=True)
+class DailyAnswer:
+    """A group member's recorded answer: right or wrong, and how many have answered so far."""
+
+    correct: bool
+    answered: int
+    asked_id: int
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    posted: int = 0
+    revealed: int = 0
+    failed: int = 0
+
+
+class DailyService:
+    """Subscriptions, posts, answers and reveals for every platform that registered a DeliveryPort."""
+
+    def __init__(self, db: Database, bank: Bank, clock: Clock, ports: dict[str, DeliveryPort] | None = None,
+                 rng: random.Random | None = None, grace: timedelta = GRACE) -> None:
+        self.db, self.bank, self.clock = db, bank, clock
+        self.ports: dict[str, DeliveryPort] = ports if ports is not None else {}
+        self.rng = rng or random.Random()
+        self.grace = grace
+        self.answers = AnswerWriter(db)  # bursts of members' answers share transactions
+
+    async def subscribe(self, chat: ChatRef, post_time: str, timezone: str = "UTC", topic: str | None = None,
+                        difficulty: int | None = None, weekdays: tuple[int, ...] | None = None,
+                        reveal_after: timedelta = DEFAULT_REVEAL_AFTER) -> posts.Subscription:
+        """Save (or replace) the chat's daily question; UserError with a clear text on bad input."""
+        at = parse_hhmm(post_time)
+        if at is None:
+            raise UserError("daily.bad_time", time=post_time)
+        if zone(timezone) is None:
+            raise UserError("daily.bad_timezone", timezone=timezone)
+        if topic and topic not in self.bank.topics:
+            raise UserError("interview.unknown_topic", topic=topic, known=", ".join(sorted(self.bank.topics)))
+        if not self.bank.select((topic,) if topic else (), difficulty):
+            raise UserError("daily.empty_pool")
+        record = await ensure_chat(self.db, chat, self.clock.now())
+        subscription = await posts.save_subscription(
+            self.db, record.id, at.strftime("%H:%M"), timezone, weekdays, topic, difficulty,
+            int(reveal_after.total_seconds()), self.clock.now())
+        log.info("chat %d subscribed: %s %s topic=%s", record.id, subscription.post_time, timezone, topic)
+        return subscription
+
+    async def unsubscribe(self, chat: ChatRef) -> bool:
+        record = await find_chat(self.db, chat.platform, chat.platform_id)
+        return record is not None and await posts.deactivate_subscription(self.db, record.id, self.clock.now())
+
+    async def subscription(self, chat: ChatRef) -> posts.Subscription | None:
+        record = await find_chat(self.db, chat.platform, chat.platform_id)
+        return await posts.get_subscription(self.db, record.id) if record else None
+
+    async def post_now(self, chat: ChatRef) -> posts.DailyPost | None:
+        """A question posted now on request (/daily); it does not use up the scheduled one."""
+        record = await ensure_chat(self.db, chat, self.clock.now())
+        subscription = await posts.get_subscription(self.db, record.id)
+        tz = zone(subscription.timezone) if subscription else zone("UTC")
+        assert tz is not None
+        return await self._post(record, subscription, "manual", local_date(self.clock.now(), tz).isoformat())
+
+    async def run_due(self) -> RunSummary:
+        """Reveal what is due, then post every scheduled question that is due, paced per platform."""
+        revealed = await self.reveal_due()
+        due = await self._due_posts()
+        pacers = {name: EvenPacer(port.posts_per_second) for name, port in self.ports.items()}
+
+        async def paced(record: ChatRecord, subscription: posts.Subscription, day: str) -> posts.DailyPost | None:
+            pacer = pacers.get(record.platform)
+            if pacer is None:
+                return None
+            await pacer.acquire()  # posts reach the port one by one, so replies are not queued behind them all
+            return await self._post(record, subscription, "scheduled", day)
+
+        results = await asyncio.gather(*(paced(*item) for item in due))
+        sent = [post for post in results if post is not None]
+        failed = sum(1 for post in sent if post.state == "failed")
+        return RunSummary(len(sent) - failed, revealed, failed)
+
+    async def next_run_at(self) -> float | None:
+        """The earliest instant at which a post or reveal is due, for the scheduler to wake up."""
+        now = self.clock.now()
+        moments = [post.reveal_at for post in await posts.pending_reveals(self.db)]
+        for subscription in await posts.active_subscriptions(self.db):
+            tz, at = zone(subscription.timezone), parse_hhmm(subscription.post_time)
+            if tz and at:
+                moments.append(next_instant(now, at, tz, subscription.weekdays))
+        return min(moments) if moments else None
+
+    async def _due_posts(self) -> list[tuple[ChatRecord, posts.Subscription, str]]:
+        """Subscriptions whose instant today or yesterday (local) has passed within the grace window."""
+        now = self.clock.now()
+        due = []
+        for subscription in await posts.active_subscriptions(self.db):
+            tz, at = zone(subscription.timezone), parse_hhmm(subscription.post_time)
+            if tz is None or at is None:
+                continue
+            today = local_date(now, tz)
+            for day in (today - timedelta(days=1), today):
+                if subscription.weekdays and day.weekday() not in subscription.weekdays:
+                    continue
+                moment = instant(day, at, tz)
+                if not moment <= now <= moment + self.grace.total_seconds():
+                    continue
+                if await posts.has_scheduled_post(self.db, subscription.chat_id, day.isoformat()):
+                    continue
+                record = await get_chat(self.db, subscription.chat_id)
+                if record is not None:
+                    due.append((record, subscription, day.isoformat()))
+        return due
+
+    def _choose(self, chat_id: int, subscription: posts.Subscription | None, seen: dict[str, float]) -> Question | None:
+        """A question matching the filter, not repeated in this chat until the filter's pool is used up."""
+        topic = subscription.topic if subscription else None
+        pool = self.bank.select((topic,) if topic else (), subscription.difficulty if subscription else None)
+        fresh = [question for question in pool if question.id not in seen]
+        if fresh:
+            return self.rng.choice(fresh)
+        return min(pool, key=lambda q: (seen[q.id], q.id)) if pool else None
+
+    def _reveal_at(self, subscription: posts.Subscription | None, now: float) -> float:
+        reveal_after = subscription.reveal_after_s if subscription else DEFAULT_REVEAL_AFTER.total_seconds()
+        reveal_at = now + reveal_after
+        if subscription is not None:
+            tz, at = zone(subscription.timezone), parse_hhmm(subscription.post_time)
+            if tz and at:
+                following = next_instant(now + 1, at, tz, subscription.weekdays)
+                reveal_at = min(reveal_at, following - REVEAL_MARGIN_S)
+        return max(reveal_at, now + REVEAL_MARGIN_S)
+
+    async def _post(self, record: ChatRecord, subscription: posts.Subscription | None, kind: str,
+                    day: str) -> posts.DailyPost | None:
+        """Reveal the chat's open posts, record the new post, then send it; None if already posted."""
+        port = self.ports.get(record.platform)
+        if port is None:
+            log.error("no delivery port for platform %s (chat %d)", record.platform, record.id)
+            return None
+        for earlier in await posts.posts_to_reveal(self.db, self.clock.now(), chat_id=record.id):
+            await self.reveal(earlier)
+        now = self.clock.now()
+        question = self._choose(record.id, subscription, await posts.asked_in_chat(self.db, record.id))
+        if question is None:
+            log.warning("chat %d: no question matches its filter", record.id)
+            return None
+        post = await posts.create_post(self.db, record.id, question.id, shuffled_options(question, self.rng), kind,
+                                       day, self._reveal_at(subscription, now), now)
+        if post is None:
+            log.info("chat %d already has its %s post: not posting twice", record.id, day)
+            return None
+        asked = await records.get_asked(self.db, post.asked_id)
+        assert asked is not None
+        delivery = Delivery(asked, question, 1, 1, self._language(record), None)
+        state, error = await self._send(port, record, daily_question_message(self.bank, delivery, 0), post)
+        await posts.mark_post(self.db, post.id, state, self.clock.now(), error)
+        log.info("chat %d: daily post %d (asked %d) %s", record.id, post.id, post.asked_id, state)
+        return await posts.get_post(self.db, post.id)
+
+    async def _send(self, port: DeliveryPort, record: ChatRecord, message, post: posts.DailyPost) -> tuple[str, str | None]:
+        """Send once; follow a moved chat once; never resend after an unknown outcome."""
+        for _attempt in range(2):
+            try:
+                ref = await port.send(record, message)
+            except ChatMoved as moved:
+                await move_chat(self.db, record.platform, record.platform_chat_id, moved.new_platform_id)
+                log.warning("chat %d moved to %s; sending there", record.id, moved.new_platform_id)
+                record = await get_chat(self.db, record.id) or record
+                continue
+            except ChatGone as gone:
+                await posts.deactivate_subscription(self.db, record.id, self.clock.now())
+                log.warning("chat %d is gone (%s): subscription deactivated", record.id, gone)
+                return "failed", f"gone: {gone}"
+            except DeliveryUnknown as unknown:
+                log.warning("chat %d: post %d outcome unknown (%s); not resending", record.id, post.id, unknown)
+                return "unknown", str(unknown)
+            except DeliveryError as error:
+                log.error("chat %d: post %d failed: %s", record.id, post.id, error)
+                return "failed", str(error)
+            await records.set_message_ref(self.db, post.asked_id, ref)
+            return "sent", None
+        return "failed", "chat moved more than once"
+
+    async def answer(self, user: UserRef, chat: ChatRef, token: str) -> DailyAnswer:
+        """Record a member's first answer to an open daily question; AnswerRefused otherwise."""
+        parsed = parse_answer_token(token)
+        asked = await records.get_asked(self.db, parsed.asked_id) if parsed else None
+        if parsed is None or asked is None:
+            raise AnswerRefused("unknown")
+        return await self.answer_asked(user, chat, asked, parsed.letter)
+
+    async def answer_asked(self, user: UserRef, chat: ChatRef, asked: AskedQuestion, letter: str) -> DailyAnswer:
+        """The same, for a caller that has already read the asked question the token names."""
+        if asked.interview_id is not None:
+            raise AnswerRefused("unknown")
+        post = await posts.post_of_asked(self.db, asked.id)
+        record = await find_chat(self.db, chat.platform, chat.platform_id)
+        question = self.bank.get(asked.question_id)
+        if post is None or question is None:
+            raise AnswerRefused("unknown")
+        if record is None or record.id != asked.chat_id:
+            raise AnswerRefused("wrong_chat")
+        option_index = asked.option_index_of(letter)
+        if option_index is None:
+            raise AnswerRefused("unknown")
+        now = self.clock.now()
+        if post.state in ("revealed", "failed") or asked.closed_at is not None or now > post.reveal_at:
+            raise AnswerRefused("closed")
+        person = await ensure_user(self.db, user, now)
+        correct = option_index == question.correct_index
+        started = post.sent_at or asked.asked_at
+        answer = RecordedAnswer(asked.id, person.id, option_index, correct, max(0, round((now - started) * 1000)),
+                                now, question.difficulty if correct else 0)
+        try:
+            await self.answers.record(answer, question.id)
+        except records.AlreadyAnswered:
+            earlier = await records.get_answer(self.db, asked.id, person.id)
+            if earlier is None or earlier.option_index != option_index:
+                raise AnswerRefused("already_answered") from None
+            # The same click again (a platform redelivering it after a crash): the same verdict, nothing new.
+            correct = earlier.correct
+        except QuestionClosed:
+            raise AnswerRefused("closed") from None
+        stats = await posts.post_stats(self.db, asked.id, fastest=0)
+        return DailyAnswer(correct, stats.answered, asked.id)
+
+    async def question_view(self, asked_id: int) -> Message | None:
+        """The open daily question as posted, with its current answer count; None once closed."""
+        asked = await records.get_asked(self.db, asked_id)
+        question = self.bank.get(asked.question_id) if asked else None
+        record = await get_chat(self.db, asked.chat_id) if asked else None
+        post = await posts.post_of_asked(self.db, asked_id) if asked else None
+        if asked is None or question is None or record is None or post is None or asked.closed_at is not None:
+            return None
+        if post.state in ("revealed", "failed") or self.clock.now() > post.reveal_at:
+            return None
+        stats = await posts.post_stats(self.db, asked_id, fastest=0)
+        delivery = Delivery(asked, question, 1, 1, self._language(record), None)
+        return daily_question_message(self.bank, delivery, stats.answered)
+
+    async def reveal_due(self) -> int:
+        return sum([await self.reveal(post) for post in await posts.posts_to_reveal(self.db, self.clock.now())])
+
+    async def reveal(self, post: posts.DailyPost) -> bool:
+        """Close the post and show the answer, explanation and who got it right (edit, else a new message).
+
+        Answers stop first; the post is marked revealed only after the edit, so a crash in between
+        repeats the (harmless) edit at the next run instead of losing the reveal."""
+        record = await get_chat(self.db, post.chat_id)
+        port = self.ports.get(record.platform) if record else None
+        if record is not None and port is None:
+            return False  # its adapter is not running yet: reveal when it is, rather than unseen
+        async with self.db.transaction() as connection:
+            await records.close_asked(connection, post.asked_id, self.clock.now())
+        asked = await records.get_asked(self.db, post.asked_id)
+        question = self.bank.get(asked.question_id) if asked else None
+        if record is None or port is None or asked is None or question is None:  # nothing left to show
+            await posts.mark_post(self.db, post.id, "revealed", self.clock.now())
+            return True
+        stats = await posts.post_stats(self.db, asked.id)
+        delivery = Delivery(asked, question, 1, 1, self._language(record), None)
+        message = reveal_message(self.bank, delivery, stats)
+        ref = await records.message_ref(self.db, asked.id)
+        try:
+            if ref is not None:
+                await port.edit(record, ref, message)
+            else:
+                await port.send(record, message)
+        except ChatGone:
+            await posts.deactivate_subscription(self.db, record.id, self.clock.now())
+            log.warning("chat %d gone at reveal of post %d: subscription deactivated", record.id, post.id)
+        except DeliveryError as error:
+            log.error("chat %d: reveal of post %d failed: %s", record.id, post.id, error)
+        await posts.mark_post(self.db, post.id, "revealed", self.clock.now())
+        log.info("chat %d: post %d revealed (%d answered, %d right)", record.id, post.id, stats.answered, stats.right)
+        return True
+
+    @staticmethod
+    def _language(record: ChatRecord) -> str:
+        return resolve_language(chat=record.language, locale=record.locale)

@@ -1,0 +1,56 @@
+"""Daily questions, reveals and subscription settings as neutral messages."""
+
+from __future__ import annotations
+
+from bot.bank.loader import Bank
+from bot.interview.engine import Delivery
+from bot.text.i18n import t
+from bot.text.markup import parse_markup
+from bot.text.messages import Block, Message, Paragraph
+from bot.interview.view import explanation_blocks, option_lines, question_message, topic_label
+from bot.store.daily import PostStats, Subscription
+
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def daily_question_message(bank: Bank, delivery: Delivery, answered: int) -> Message:
+    """The posted question; a counter of answers (never who answered what) while it is open."""
+    message = question_message(bank, delivery)
+    if answered:
+        counter = Paragraph(t(delivery.language, "daily.answered_so_far", count=answered), "muted")
+        return Message((*message.blocks, counter), message.buttons)
+    return message
+
+
+def reveal_message(bank: Bank, delivery: Delivery, stats: PostStats) -> Message:
+    """The closed question: the correct option marked, the explanation, the share right, the fastest."""
+    question, language = delivery.question, delivery.language
+    letter = delivery.asked.shown_letter_of(question.correct_index).upper()
+    blocks: list[Block] = [
+        Paragraph(t(language, "daily.reveal_header", topic=topic_label(bank, question.topic, language)), "title"),
+        *parse_markup(question.stem(language)),
+        option_lines(delivery, reveal=True),
+        Paragraph(t(language, "daily.answer_is", letter=letter)),
+        *explanation_blocks(question, language),
+    ]
+    percent = round(100 * stats.right / stats.answered) if stats.answered else 0
+    blocks.append(Paragraph(t(language, "daily.stats", answered=stats.answered, percent=percent)))
+    if stats.fastest:
+        names = ", ".join(f"{name} ({ms / 1000:.1f} s)" for name, ms in stats.fastest)
+        blocks.append(Paragraph(t(language, "daily.fastest", names=names)))
+    return Message(tuple(blocks))
+
+
+def subscription_message(bank: Bank, subscription: Subscription | None, language: str) -> Message:
+    """The chat's daily-question settings, or how to subscribe."""
+    if subscription is None or not subscription.active:
+        return Message((Paragraph(t(language, "daily.not_subscribed")),))
+    days = (", ".join(t(language, f"daily.weekday.{WEEKDAYS[d]}") for d in subscription.weekdays)
+            if subscription.weekdays else t(language, "daily.every_day"))
+    topic = topic_label(bank, subscription.topic, language) if subscription.topic else t(language, "interview.all_topics")
+    level = t(language, f"difficulty.{subscription.difficulty}") if subscription.difficulty else t(language, "daily.any_level")
+    return Message((
+        Paragraph(t(language, "daily.settings_title"), "title"),
+        Paragraph(t(language, "daily.settings", time=subscription.post_time, timezone=subscription.timezone,
+                    days=days, topic=topic, level=level, hours=round(subscription.reveal_after_s / 3600, 1))),
+    ))

@@ -1,0 +1,1 @@
+"""Mock interviews: the state machine, question selection, the report and their views."""

@@ -1,0 +1,223 @@
+"""A mock interview as an explicit state machine whose every state lives in SQLite.
+
+    start ──> ASKING(0) ──answer / time out──> ASKING(1) ──> ... ──> FINISHED ──> report
+                 └──────────────── stop ───────────────────────────> STOPPED  ──> report
+
+ASKING(n) is "asked question n is open". Recording an answer (or a timeout), closing question n
+and opening n+1 (or finishing) is one transaction, so a new engine over the same file carries on
+exactly where the old one stopped. Every refusal is an `AnswerRefused` carrying its reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import timedelta
+
+from bot.bank.loader import Bank
+from bot.schedule.clock import Clock
+from bot.domain import AskedQuestion, ChatRef, InterviewFilters, Question, RecordedAnswer, Report, UserRef
+from bot.errors import AnswerRefused, UserError
+from bot.text.i18n import resolve_language
+from bot.interview.report import build_report
+from bot.interview.selection import plan_interview, shuffled_options
+from bot.store import interviews as records
+from bot.store.database import Database
+from bot.store.people import UserRecord, ensure_chat, ensure_user, get_chat
+from bot.store.review import due_questions, record_review
+from bot.tokens import parse_answer_token
+
+log = logging.getLogger(__name__)
+RECENT = timedelta(days=14)  # questions seen this recently are asked only when nothing fresher is left
+
+
+class InterviewError(UserError):
+    """An interview cannot start as asked (unknown topic, no matching questions)."""
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """A question ready to show: which one, in which option order, where it stands in the interview."""
+
+    asked: AskedQuestion
+    question: Question
+    number: int
+    total: int
+    language: str
+    interview_id: int | None
+
+
+@dataclass(frozen=True)
+class AnswerResult:
+    """What an answer (or a timeout, chosen_index None) did, and what comes next."""
+
+    delivery: Delivery
+    chosen_index: int | None
+    correct: bool
+    next: Delivery | None
+    report: Report | None
+
+
+class InterviewEngine:
+    """Starts, advances, times out and reports interviews; holds no state of its own but the bank."""
+
+    def __init__(self, db: Database, bank: Bank, clock: Clock, rng: random.Random | None = None) -> None:
+        self.db = db
+        self.bank = bank
+        self.clock = clock
+        self.rng = rng or random.Random()
+
+    async def start(self, user: UserRef, chat: ChatRef, filters: InterviewFilters) -> Delivery:
+        """A new interview (stopping any the user had open) and its first question."""
+        unknown = [topic for topic in filters.topics if topic not in self.bank.topics]
+        if unknown:
+            raise InterviewError("interview.unknown_topic", topic=", ".join(unknown),
+                                 known=", ".join(sorted(self.bank.topics)))
+        person = await ensure_user(self.db, user, self.clock.now())
+        seen = await records.recently_seen(self.db, person.id, self.clock.now() - RECENT.total_seconds())
+        plan = plan_interview(self.bank, filters, seen, self.rng)
+        if not plan:
+            raise InterviewError("interview.none_found", topics=", ".join(filters.topics) or "*",
+                                 level=str(filters.difficulty or filters.seniority or "*"))
+        return await self._begin(user, person, chat, filters, plan, "interview")
+
+    async def start_review(self, user: UserRef, chat: ChatRef, count: int = 10) -> Delivery | None:
+        """An interview over the user's review cards that are due now, most overdue first; None if none is."""
+        person = await ensure_user(self.db, user, self.clock.now())
+        plan = await due_questions(self.db, person.id, self.clock.now(), count, known=self.bank.questions)
+        if not plan:
+            return None
+        return await self._begin(user, person, chat, InterviewFilters(count=len(plan)), plan, "review")
+
+    async def _begin(self, user: UserRef, person: UserRecord, chat: ChatRef, filters: InterviewFilters,
+                     plan: list[str], kind: str) -> Delivery:
+        now = self.clock.now()
+        place = await ensure_chat(self.db, chat, now)
+        language = resolve_language(user=person.language, chat=place.language, locale=user.locale)
+        interview_id = await records.create_interview(self.db, person.id, place.id, filters, plan, language, now,
+                                                      kind)
+        first = self.bank.questions[plan[0]]
+        asked = await records.ask(self.db, first.id, place.id, interview_id, 0, shuffled_options(first, self.rng),
+                                  now, self._deadline(filters, now))
+        log.info("%s %d started: user %d, %d questions", kind, interview_id, person.id, len(plan))
+        return Delivery(asked, first, 1, len(plan), language, interview_id)
+
+    async def current(self, user: UserRef) -> Delivery | None:
+        """The open question of the user's active interview (to show again after a restart), if any."""
+        person = await ensure_user(self.db, user, self.clock.now())
+        interview = await records.active_interview(self.db, person.id)
+        if interview is None:
+            return None
+        asked = await records.open_asked(self.db, interview.id)
+        if asked is None or asked.question_id not in self.bank.questions:
+            return None
+        return self._delivery(asked, interview)
+
+    async def answer(self, user: UserRef, token: str) -> AnswerResult:
+        """Record a click on an interview question's button; AnswerRefused when it must not count."""
+        parsed = parse_answer_token(token)
+        asked = await records.get_asked(self.db, parsed.asked_id) if parsed else None
+        if parsed is None or asked is None:
+            raise AnswerRefused("unknown")
+        return await self.answer_asked(user, asked, parsed.letter)
+
+    async def answer_asked(self, user: UserRef, asked: AskedQuestion, letter: str) -> AnswerResult:
+        """The same, for a caller that has already read the asked question the token names."""
+        if asked.interview_id is None or asked.question_id not in self.bank.questions:
+            raise AnswerRefused("unknown")
+        interview = await records.get_interview(self.db, asked.interview_id)
+        person = await ensure_user(self.db, user, self.clock.now())
+        if interview is None or interview.user_id != person.id:
+            raise AnswerRefused("not_yours")
+        option_index = asked.option_index_of(letter)
+        if option_index is None:
+            raise AnswerRefused("unknown")
+        if asked.closed_at is not None or interview.status != "active":
+            answered = await records.get_answer(self.db, asked.id, person.id)
+            raise AnswerRefused("already_answered" if answered and answered.option_index is not None else "closed")
+        now = self.clock.now()
+        if asked.deadline is not None and now > asked.deadline:
+            raise AnswerRefused("expired")
+        question = self.bank.questions[asked.question_id]
+        answer = RecordedAnswer(asked.id, person.id, option_index, option_index == question.correct_index,
+                                round((now - asked.asked_at) * 1000), now)
+        return await self._advance(interview, asked, answer)
+
+    async def expire_overdue(self, platforms: Collection[str] | None = None) -> list[AnswerResult]:
+        """Close every open interview question past its deadline, counted as unanswered.
+
+        `platforms` limits this to chats whose adapter is running: a question whose chat nobody can
+        reach yet stays open until its adapter is back, instead of moving on unseen."""
+        results = []
+        for asked in await records.overdue_asked(self.db, self.clock.now()):
+            if platforms is not None:
+                chat = await get_chat(self.db, asked.chat_id)
+                if chat is None or chat.platform not in platforms:
+                    continue
+            interview = await records.get_interview(self.db, asked.interview_id or 0)
+            if interview is None or asked.question_id not in self.bank.questions:
+                continue
+            timeout = RecordedAnswer(asked.id, interview.user_id, None, False, None, self.clock.now())
+            try:
+                results.append(await self._advance(interview, asked, timeout))
+            except AnswerRefused:
+                continue  # answered or closed in the meantime
+        return results
+
+    async def stop(self, user: UserRef) -> Report | None:
+        """End the user's active interview early; its report, or None if there was none."""
+        person = await ensure_user(self.db, user, self.clock.now())
+        interview = await records.active_interview(self.db, person.id)
+        if interview is None:
+            return None
+        async with self.db.transaction() as connection:
+            await records.finish_interview(connection, interview.id, "stopped", self.clock.now())
+        log.info("interview %d stopped by its user", interview.id)
+        return await self.report(interview.id)
+
+    async def report(self, interview_id: int) -> Report:
+        interview = await records.get_interview(self.db, interview_id)
+        status = interview.status if interview else "finished"
+        return build_report(interview_id, status, self.bank, await records.interview_asked(self.db, interview_id))
+
+    async def _advance(self, interview: records.InterviewRecord, asked: AskedQuestion,
+                       answer: RecordedAnswer) -> AnswerResult:
+        """Record, close and open the next question (or finish) in one transaction, then describe it."""
+        now = self.clock.now()
+        position = asked.position + 1
+        following = self.bank.questions.get(interview.plan[position]) if position < len(interview.plan) else None
+        order = shuffled_options(following, self.rng) if following else ()
+        async with self.db.transaction() as connection:
+            try:
+                await records.insert_answer(connection, answer)
+            except records.AlreadyAnswered:
+                raise AnswerRefused("already_answered") from None
+            await record_review(connection, answer.user_id, asked.question_id, answer.correct, answer.latency_ms, now)
+            if not await records.close_asked(connection, asked.id, now):
+                raise AnswerRefused("closed")
+            next_id = None
+            if following is not None:
+                next_id = await records.insert_asked(connection, following.id, asked.chat_id, interview.id, position,
+                                                     order, now, self._deadline(interview.filters, now))
+            else:
+                await records.finish_interview(connection, interview.id, "finished", now)
+        log.info("interview %d: asked %d answered (%s)", interview.id, asked.id,
+                 "timeout" if answer.option_index is None else ("right" if answer.correct else "wrong"))
+        delivery = self._delivery(asked, interview)
+        next_delivery = None
+        if next_id is not None:
+            next_asked = await records.get_asked(self.db, next_id)
+            assert next_asked is not None
+            next_delivery = self._delivery(next_asked, interview)
+        report = await self.report(interview.id) if next_id is None else None
+        return AnswerResult(delivery, answer.option_index, answer.correct, next_delivery, report)
+
+    def _delivery(self, asked: AskedQuestion, interview: records.InterviewRecord) -> Delivery:
+        return Delivery(asked, self.bank.questions[asked.question_id], asked.position + 1, len(interview.plan),
+                        interview.language, interview.id)
+
+    @staticmethod
+    def _deadline(filters: InterviewFilters, now: float) -> float | None:
+        return now + filters.time_limit_s if filters.time_limit_s else None

@@ -1,0 +1,44 @@
+"""The port through which the core sends without a user event: daily posts, reveals, timeouts.
+
+Each adapter implements it for its platform and translates its platform's errors into the few
+outcomes the core must treat differently. A send is not idempotent: the core records its intent
+before calling `send`, and an unknown outcome is recorded as such, never blindly repeated.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from bot.text.messages import Message
+from bot.store.people import ChatRecord
+
+
+class DeliveryError(Exception):
+    """A send or edit failed for a reason the core only logs."""
+
+
+class ChatGone(DeliveryError):
+    """The bot was blocked, removed, or the chat deleted: stop posting there."""
+
+
+class ChatMoved(DeliveryError):
+    """The platform gave the chat a new id (a Telegram group upgraded to a supergroup)."""
+
+    def __init__(self, new_platform_id: str) -> None:
+        super().__init__(f"chat moved to {new_platform_id}")
+        self.new_platform_id = new_platform_id
+
+
+class DeliveryUnknown(DeliveryError):
+    """The request may have been delivered (a timeout or 5xx after sending): do not resend."""
+
+
+class DeliveryPort(Protocol):
+    platform: str
+    posts_per_second: float  # a broadcast's even pace: at (or just under) the platform's overall limit
+
+    async def send(self, chat: ChatRecord, message: Message) -> str:
+        """Post a new message; returns a reference that `edit` understands. Retries only what is safe."""
+
+    async def edit(self, chat: ChatRecord, ref: str, message: Message) -> None:
+        """Replace a posted message's content (buttons removed when `message` has none)."""

@@ -1,0 +1,1 @@
+"""A person's progress, history and chart."""

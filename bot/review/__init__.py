@@ -1,0 +1,1 @@
+"""Spaced review of missed questions."""

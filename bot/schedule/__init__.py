@@ -1,0 +1,1 @@
+"""Time: the injected clock, local-time arithmetic, the one timer and even pacing."""

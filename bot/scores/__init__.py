@@ -1,0 +1,1 @@
+"""Points, streaks and boards inside a chat and across groups."""

@@ -1,0 +1,1 @@
+"""Words and their shapes: neutral messages, markup, plain text, the tr/en catalogs."""

@@ -1,0 +1,59 @@
+"""The bot's commands, shared by every platform: name, where it is offered, and its help text key.
+
+Telegram registers them with setMyCommands (one list for private chats, one for groups), Discord as
+slash commands; both take descriptions from the catalogs (`command.<name>`), in Turkish and English.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from bot.text.i18n import t
+from bot.text.messages import Message, Paragraph
+
+Where = Literal["private", "group", "both"]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    where: Where
+    admin: bool = False  # group settings: chat administrators (Telegram) / Manage Server (Discord)
+
+    def description(self, language: str) -> str:
+        return t(language, f"command.{self.name}")
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("start", "private"),
+    Command("interview", "private"),
+    Command("stop", "private"),
+    Command("progress", "both"),
+    Command("history", "private"),
+    Command("review", "private"),
+    Command("daily", "group", admin=True),
+    Command("subscribe", "group", admin=True),
+    Command("unsubscribe", "group", admin=True),
+    Command("settings", "group"),
+    Command("leaderboard", "group"),
+    Command("groups", "both"),
+    Command("language", "both"),
+    Command("help", "both"),
+)
+
+
+def commands_for(where: Literal["private", "group"]) -> tuple[Command, ...]:
+    return tuple(command for command in COMMANDS if command.where in (where, "both"))
+
+
+def help_message(language: str, where: Literal["private", "group"]) -> Message:
+    """What the bot does and every command offered here, one line each."""
+    lines = "\n".join(f"- /{command.name}: {command.description(language)}" for command in commands_for(where))
+    return Message((Paragraph(t(language, "help.title"), "title"), Paragraph(t(language, f"help.intro_{where}")),
+                    Paragraph(lines)))
+
+
+def welcome_message(language: str) -> Message:
+    return Message((Paragraph(t(language, "help.welcome_title"), "title"), Paragraph(t(language, "help.welcome")),
+                    Paragraph(t(language, "help.welcome_next"))))

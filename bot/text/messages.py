@@ -1,0 +1,94 @@
+"""The neutral message model: what the core says, kept as structure for adapters to render natively.
+
+Text blocks keep code and tables apart from prose so that Telegram can use <pre><code>, Discord code
+fences and the console plain indentation. Inline `code` and **bold** stay in Paragraph text as the
+Markdown subset described in questions/README.md; adapters convert them (see `inline_spans`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+    style: Literal["plain", "title", "muted"] = "plain"
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    code: str
+    language: str = ""
+
+
+@dataclass(frozen=True)
+class Table:
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+Mark = Literal["correct", "wrong", "none"]
+
+
+@dataclass(frozen=True)
+class OptionLine:
+    """An option as listed in a message; `mark` is set once the answer is known."""
+
+    letter: str
+    text: str
+    mark: Mark = "none"
+
+
+@dataclass(frozen=True)
+class OptionList:
+    options: tuple[OptionLine, ...]
+
+
+Block = Paragraph | CodeBlock | Table | OptionList
+
+
+@dataclass(frozen=True)
+class Button:
+    """A button: what it says and the token the core receives when it is pressed."""
+
+    label: str
+    token: str
+
+
+@dataclass(frozen=True)
+class Message:
+    """A whole message: blocks, rows of buttons, and an optional image (PNG bytes)."""
+
+    blocks: tuple[Block, ...]
+    buttons: tuple[tuple[Button, ...], ...] = ()
+    image: bytes | None = field(default=None, repr=False)
+
+    def plain_text(self) -> str:
+        """A readable plain-text form (console, logs, tests)."""
+        from bot.text.plaintext import render_plain
+
+        return render_plain(self)
+
+
+Span = tuple[Literal["text", "code", "bold"], str]
+_INLINE = re.compile(r"`([^`\n]+)`|\*\*([^*\n]+)\*\*")
+
+
+def inline_spans(text: str) -> list[Span]:
+    """Split paragraph text into plain, `code` and **bold** spans."""
+    spans: list[Span] = []
+    position = 0
+    for match in _INLINE.finditer(text):
+        if match.start() > position:
+            spans.append(("text", text[position : match.start()]))
+        if match.group(1) is not None:
+            spans.append(("code", match.group(1)))
+        else:
+            spans.append(("bold", match.group(2)))
+        position = match.end()
+    if position < len(text):
+        spans.append(("text", text[position:]))
+    return spans

@@ -1,0 +1,236 @@
+"""Daily questions driven by a controllable clock: local instants, DST, restarts, grace, once a day, reveal."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.core import Core
+from bot.daily.service import DailyService
+from bot.port import ChatGone, ChatMoved, DeliveryUnknown
+from bot.domain import LETTERS, ChatRef, UserRef
+from bot.errors import UserError
+from bot.schedule.timer import subscription_trigger
+from bot.store import Database
+from bot.store.daily import get_subscription
+from bot.store.people import find_chat
+from bot.tokens import answer_token
+from tests.fakes import RecordingPort
+
+GROUP = ChatRef("test", "g1", "group", "Study group")
+
+
+def at(text: str, tz: str) -> float:
+    return datetime.fromisoformat(text).replace(tzinfo=ZoneInfo(tz)).timestamp()
+
+
+@pytest.fixture
+def port() -> RecordingPort:
+    return RecordingPort()
+
+
+@pytest.fixture
+def daily(db, bank, clock, port) -> DailyService:
+    return DailyService(db, bank, clock, {"test": port}, random.Random(3))
+
+
+@pytest.mark.parametrize("tz", ["Europe/Istanbul", "America/New_York", "Asia/Tokyo"])
+async def test_posts_at_the_local_instant(daily, clock, port, tz) -> None:
+    clock.set(at("2026-03-02 08:00", tz))
+    await daily.subscribe(GROUP, "09:30", tz)
+    clock.set(at("2026-03-02 09:29:59", tz))
+    assert (await daily.run_due()).posted == 0 and port.sent == []
+    clock.set(at("2026-03-02 09:30", tz))
+    assert (await daily.run_due()).posted == 1 and len(port.sent_to("g1")) == 1
+
+
+async def test_across_a_daylight_saving_change(daily, clock, port) -> None:
+    tz = "Europe/Berlin"  # clocks went forward on 2026-03-29
+    clock.set(at("2026-03-28 08:00", tz))
+    await daily.subscribe(GROUP, "09:00", tz)
+    for day in ("2026-03-28", "2026-03-29", "2026-03-30"):
+        clock.set(at(f"{day} 08:59", tz))
+        await daily.run_due()
+        clock.set(at(f"{day} 09:00", tz))
+        await daily.run_due()
+    assert len(port.sent) == 3
+    utc_hours = [datetime.utcfromtimestamp(at(f"{d} 09:00", tz)).hour for d in ("2026-03-28", "2026-03-30")]
+    assert utc_hours == [8, 7], "09:00 local is 08:00 UTC before the change and 07:00 after"
+
+
+def test_scheduler_trigger_fires_at_local_time_across_dst(db) -> None:
+    from bot.store.daily import Subscription
+
+    trigger = subscription_trigger(Subscription(1, "09:00", "Europe/Berlin", None, None, None, 43200, True))
+    tz = ZoneInfo("Europe/Berlin")
+    fire = trigger.get_next_fire_time(None, datetime(2026, 3, 28, 10, 0, tzinfo=tz))
+    assert fire == datetime(2026, 3, 29, 9, 0, tzinfo=tz) and fire.utcoffset() == timedelta(hours=2)
+    weekdays = subscription_trigger(Subscription(1, "18:15", "Asia/Tokyo", (0, 2), None, None, 43200, True))
+    fire = weekdays.get_next_fire_time(None, datetime(2026, 3, 3, 19, 0, tzinfo=ZoneInfo("Asia/Tokyo")))
+    assert fire.weekday() == 2 and (fire.hour, fire.minute) == (18, 15)
+
+
+async def test_never_two_posts_in_one_local_day(daily, clock, port) -> None:
+    clock.set(at("2026-05-04 09:00", "UTC"))
+    await daily.subscribe(GROUP, "09:00", "UTC")
+    for _ in range(5):
+        await daily.run_due()
+        clock.advance(600)
+    assert len(port.sent) == 1
+
+
+async def test_restart_between_subscribe_and_post(db_path, bank, clock) -> None:
+    clock.set(at("2026-05-04 08:00", "Europe/Istanbul"))
+    first = await Database.open(db_path)
+    await DailyService(first, bank, clock, {"test": RecordingPort()}).subscribe(GROUP, "09:00", "Europe/Istanbul")
+    await first.close()
+    port = RecordingPort()
+    second = await Database.open(db_path)
+    try:
+        daily = DailyService(second, bank, clock, {"test": port})
+        clock.set(at("2026-05-04 09:00:05", "Europe/Istanbul"))
+        assert (await daily.run_due()).posted == 1 and len(port.sent) == 1
+    finally:
+        await second.close()
+
+
+@pytest.mark.parametrize("late_minutes, expected", [(30, 1), (59, 1), (61, 0), (600, 0)])
+async def test_missed_post_inside_and_outside_the_grace_window(daily, clock, port, late_minutes, expected) -> None:
+    clock.set(at("2026-05-04 07:00", "UTC"))
+    await daily.subscribe(GROUP, "09:00", "UTC")
+    clock.set(at("2026-05-04 09:00", "UTC") + late_minutes * 60)  # the bot was down at 09:00
+    assert (await daily.run_due()).posted == expected
+
+
+async def test_weekdays_filter(daily, clock, port) -> None:
+    clock.set(at("2026-05-04 07:00", "UTC"))  # a Monday
+    await daily.subscribe(GROUP, "09:00", "UTC", weekdays=(2,))
+    for day in range(7):
+        clock.set(at("2026-05-04 09:00", "UTC") + day * 86400)
+        await daily.run_due()
+    assert len(port.sent) == 1
+
+
+async def test_no_repeats_until_the_pool_is_used_up(daily, clock, port, bank) -> None:
+    clock.set(at("2026-05-04 07:00", "UTC"))
+    await daily.subscribe(GROUP, "09:00", "UTC", topic="sync-basics")
+    asked = []
+    for day in range(6):
+        clock.set(at("2026-05-04 09:00", "UTC") + day * 86400)
+        await daily.run_due()
+    for _, message in port.sent:
+        stem = next(b.text for b in message.blocks[1:] if hasattr(b, "text"))
+        asked.append(stem)
+    assert len(set(asked[:3])) == 3 and len(asked) == 6
+
+
+async def test_answers_reveal_and_refusals(daily, clock, port, db, bank) -> None:
+    clock.set(at("2026-05-04 07:00", "UTC"))
+    await daily.subscribe(GROUP, "09:00", "UTC", reveal_after=timedelta(hours=2))
+    clock.set(at("2026-05-04 09:00", "UTC"))
+    await daily.run_due()
+    button_rows = port.sent[0][1].buttons
+    tokens = [button.token for row in button_rows for button in row]
+    asked_id = int(tokens[0].split(":")[1])
+    row = await db.fetch_one("SELECT option_order, question_id FROM asked_questions WHERE id = ?", (asked_id,))
+    question = bank.questions[row["question_id"]]
+    right = LETTERS[[int(c) for c in row["option_order"]].index(question.correct_index)]
+    wrong = next(letter for letter in LETTERS[: len(question.options)] if letter != right)
+    members = [UserRef("test", f"m{i}", f"Member {i}") for i in range(4)]
+    for i, member in enumerate(members):
+        clock.advance(5 + i)
+        result = await daily.answer(member, GROUP, answer_token(asked_id, right if i != 2 else wrong))
+        assert result.correct == (i != 2) and result.answered == i + 1
+    with pytest.raises(Exception) as twice:
+        await daily.answer(members[0], GROUP, answer_token(asked_id, wrong))
+    assert getattr(twice.value, "reason", None) == "already_answered"
+    with pytest.raises(Exception) as elsewhere:
+        await daily.answer(members[0], ChatRef("test", "other", "group"), answer_token(asked_id, right))
+    assert getattr(elsewhere.value, "reason", None) in ("wrong_chat",)
+    clock.set(at("2026-05-04 11:00:01", "UTC"))
+    assert (await daily.run_due()).revealed == 1
+    [(_, ref, reveal)] = port.edits
+    text = reveal.plain_text()
+    assert "4 answered, 75% right." in text and "Member 0 (5.0 s)" in text and "<- correct" in text
+    with pytest.raises(Exception) as late:
+        await daily.answer(UserRef("test", "late"), GROUP, answer_token(asked_id, right))
+    assert getattr(late.value, "reason", None) == "closed"
+    assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == 4
+
+
+async def test_reveal_always_before_the_next_post(daily, clock, port) -> None:
+    clock.set(at("2026-05-04 07:00", "UTC"))
+    await daily.subscribe(GROUP, "09:00", "UTC", reveal_after=timedelta(hours=30))
+    clock.set(at("2026-05-04 09:00", "UTC"))
+    await daily.run_due()
+    clock.set(at("2026-05-05 09:00", "UTC"))
+    await daily.run_due()
+    assert len(port.edits) == 1 and len(port.sent) == 2
+
+
+async def test_platform_errors(daily, clock, port, db) -> None:
+    clock.set(at("2026-05-04 07:00", "UTC"))
+    chats = [ChatRef("test", f"c{i}", "group") for i in range(3)]
+    for chat in chats:
+        await daily.subscribe(chat, "09:00", "UTC")
+    port.failures = {"c0": ChatGone("blocked"), "c1": ChatMoved("c1-super"), "c2": DeliveryUnknown("timed out")}
+    clock.set(at("2026-05-04 09:00", "UTC"))
+    summary = await daily.run_due()
+    assert summary.failed == 1 and len(port.sent) == 1 and port.sent[0][0] == "c1-super"
+    gone = await find_chat(db, "test", "c0")
+    assert not (await get_subscription(db, gone.id)).active
+    assert await find_chat(db, "test", "c1") is None and await find_chat(db, "test", "c1-super") is not None
+    states = [row[0] for row in await db.fetch_all("SELECT state FROM daily_posts ORDER BY id")]
+    assert states == ["failed", "sent", "unknown"]
+    clock.advance(600)
+    await daily.run_due()
+    assert len(port.sent) == 1, "an unknown outcome is never blindly resent"
+
+
+@pytest.mark.parametrize("args, key", [
+    (("25:00", "UTC"), "daily.bad_time"), (("09:00", "Mars/Olympus"), "daily.bad_timezone"),
+    (("09:00", "Istanbul"), "daily.bad_timezone"), (("09:00", "UTC", "nope"), "interview.unknown_topic"),
+])
+async def test_bad_subscriptions_are_refused(daily, args, key) -> None:
+    with pytest.raises(UserError) as error:
+        await daily.subscribe(GROUP, *args)
+    assert error.value.key == key
+
+
+async def test_many_chats_at_one_time_are_all_posted(db, bank, clock) -> None:
+    port = RecordingPort(posts_per_second=500)
+    daily = DailyService(db, bank, clock, {"test": port})
+    clock.set(at("2026-05-04 07:00", "UTC"))
+    for i in range(60):
+        await daily.subscribe(ChatRef("test", f"c{i}", "group"), "09:00", "UTC")
+    clock.set(at("2026-05-04 09:00", "UTC"))
+    assert (await daily.run_due()).posted == 60 and len({chat for chat, _ in port.sent}) == 60
+
+
+async def test_core_click_routes_daily_answers(db, bank, clock) -> None:
+    core = Core(db, bank, clock, random.Random(1), scheduled=False)
+    port = RecordingPort()
+    core.add_port(port)
+    assert await core.post_daily_now(GROUP)
+    token, other = port.sent[0][1].buttons[0][0].token, port.sent[0][1].buttons[1][0].token
+    reply = await core.click(UserRef("test", "m1", "M"), GROUP, token)
+    assert reply.counter is not None and reply.counter[1] == 1 and not reply.alert
+    again = await core.click(UserRef("test", "m1", "M"), GROUP, other)
+    assert again.alert and "only the first answer counts" in again.popup
+
+
+async def test_the_same_click_again_gets_the_same_verdict(daily, clock, port, db) -> None:
+    clock.set(at("2026-05-04 09:00", "UTC"))
+    await daily.post_now(GROUP)
+    tokens = [button.token for row in port.sent[0][1].buttons for button in row]
+    member = UserRef("test", "m", "M")
+    first = await daily.answer(member, GROUP, tokens[0])
+    again = await daily.answer(member, GROUP, tokens[0])  # redelivered after a crash
+    assert again.correct == first.correct and again.answered == 1
+    with pytest.raises(Exception) as other:
+        await daily.answer(member, GROUP, tokens[1])
+    assert getattr(other.value, "reason", None) == "already_answered"
+    assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == 1

@@ -1,0 +1,169 @@
+"""The interview state machine: start, answer, refusals, timeouts, stop, report, restart."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.domain import LETTERS, ChatRef, InterviewFilters, UserRef
+from bot.interview.engine import AnswerRefused, Delivery, InterviewEngine, InterviewError
+from bot.store import Database
+from bot.tokens import answer_token
+
+ALICE = UserRef("test", "alice", "Alice", "en")
+BOB = UserRef("test", "bob", "Bob", "tr")
+DM = ChatRef("test", "dm-alice")
+
+
+def right_letter(delivery: Delivery) -> str:
+    return delivery.asked.shown_letter_of(delivery.question.correct_index)
+
+
+def wrong_letter(delivery: Delivery) -> str:
+    return next(LETTERS[p] for p, i in enumerate(delivery.asked.option_order) if i != delivery.question.correct_index)
+
+
+async def test_whole_interview_scores_and_reports(engine: InterviewEngine, clock) -> None:
+    delivery = await engine.start(ALICE, DM, InterviewFilters(count=4))
+    asked_ids, seen = [], []
+    for number in range(1, 5):
+        assert delivery.number == number and delivery.total == 4
+        seen.append(delivery.question.id)
+        asked_ids.append(delivery.asked.id)
+        clock.advance(2.5)
+        letter = right_letter(delivery) if number % 2 else wrong_letter(delivery)
+        result = await engine.answer(ALICE, answer_token(delivery.asked.id, letter))
+        assert result.correct == bool(number % 2)
+        if number < 4:
+            assert result.next is not None and result.report is None
+            delivery = result.next
+    assert result.next is None and result.report is not None
+    report = result.report
+    assert len(set(seen)) == 4, "no repeats inside an interview"
+    assert (report.score, report.total, report.status) == (2, 4, "finished")
+    assert report.total_time_ms == 4 * 2500 and report.mean_time_ms == 2500
+    assert sum(b.total for b in report.by_topic.values()) == 4
+    assert sum(b.total for b in report.by_difficulty.values()) == 4
+    assert len(report.missed) == 2 and report.weakest_topic in report.by_topic
+    assert [r.chosen_letter is not None for r in report.results] == [True] * 4
+
+
+async def test_option_order_is_shuffled_and_stored(engine: InterviewEngine, db: Database) -> None:
+    orders = set()
+    for _ in range(6):
+        delivery = await engine.start(ALICE, DM, InterviewFilters(topics=("sync-basics",), count=3))
+        while delivery is not None:
+            orders.add((delivery.question.id, delivery.asked.option_order))
+            row = await db.fetch_one("SELECT option_order FROM asked_questions WHERE id = ?", (delivery.asked.id,))
+            assert row["option_order"] == "".join(map(str, delivery.asked.option_order))
+            delivery = (await engine.answer(ALICE, answer_token(delivery.asked.id, "a"))).next
+    keyed = {letter for (qid, order) in orders for letter in LETTERS[:4]
+             if order[LETTERS.index(letter)] == 0 and qid == "fx-001"}
+    assert len(keyed) > 1, "the right letter must not always be the same"
+
+
+@pytest.mark.parametrize("case", ["stranger", "second", "stale", "forged", "bad_letter", "injected"])
+async def test_refused_clicks_record_nothing(engine: InterviewEngine, db: Database, case: str) -> None:
+    delivery = await engine.start(ALICE, DM, InterviewFilters(count=3))
+    token = answer_token(delivery.asked.id, "a")
+    expected = {"stranger": "not_yours", "second": "already_answered", "stale": "closed", "forged": "unknown",
+                "bad_letter": "unknown", "injected": "unknown"}[case]
+    if case == "stranger":
+        user = BOB
+    else:
+        user = ALICE
+    if case == "second":
+        await engine.answer(ALICE, token)
+    if case == "stale":
+        await engine.stop(ALICE)
+    if case == "forged":
+        token = "a:999999:b"
+    if case == "bad_letter":
+        token = answer_token(delivery.asked.id, "f")
+    if case == "injected":
+        token = f"a:{delivery.asked.id}:b;drop table answers"
+    before = (await db.fetch_one("SELECT count(*) FROM answers"))[0]
+    with pytest.raises(AnswerRefused) as refused:
+        await engine.answer(user, token)
+    assert refused.value.reason == expected
+    assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == before
+
+
+async def test_timeout_counts_as_unanswered_and_moves_on(engine: InterviewEngine, clock) -> None:
+    delivery = await engine.start(ALICE, DM, InterviewFilters(count=2, time_limit_s=30))
+    assert delivery.asked.deadline == delivery.asked.asked_at + 30
+    clock.advance(31)
+    with pytest.raises(AnswerRefused) as refused:
+        await engine.answer(ALICE, answer_token(delivery.asked.id, right_letter(delivery)))
+    assert refused.value.reason == "expired"
+    [expired] = await engine.expire_overdue()
+    assert expired.chosen_index is None and not expired.correct and expired.next is not None
+    assert await engine.expire_overdue() == []
+    clock.advance(5)
+    result = await engine.answer(ALICE, answer_token(expired.next.asked.id, right_letter(expired.next)))
+    assert result.report is not None and result.report.score == 1
+    assert result.report.results[0].chosen_index is None
+
+
+async def test_restart_mid_interview_carries_on(db_path, bank, clock) -> None:
+    first = await Database.open(db_path)
+    engine = InterviewEngine(first, bank, clock, random.Random(1))
+    delivery = await engine.start(ALICE, DM, InterviewFilters(count=3))
+    second_question = (await engine.answer(ALICE, answer_token(delivery.asked.id, right_letter(delivery)))).next
+    await first.close()
+
+    reopened = await Database.open(db_path)
+    try:
+        engine = InterviewEngine(reopened, bank, clock, random.Random(2))
+        current = await engine.current(ALICE)
+        assert current is not None and current.asked == second_question.asked
+        result = await engine.answer(ALICE, answer_token(second_question.asked.id, right_letter(second_question)))
+        result = await engine.answer(ALICE, answer_token(result.next.asked.id, right_letter(result.next)))
+        assert result.report is not None and result.report.score == 3
+    finally:
+        await reopened.close()
+
+
+async def test_stop_reports_and_closes(engine: InterviewEngine) -> None:
+    delivery = await engine.start(ALICE, DM, InterviewFilters(count=3))
+    await engine.answer(ALICE, answer_token(delivery.asked.id, right_letter(delivery)))
+    report = await engine.stop(ALICE)
+    assert report is not None and report.status == "stopped" and report.score == 1
+    assert await engine.current(ALICE) is None
+    assert await engine.stop(ALICE) is None
+
+
+async def test_starting_again_stops_the_old_interview(engine: InterviewEngine) -> None:
+    old = await engine.start(ALICE, DM, InterviewFilters(count=3))
+    new = await engine.start(ALICE, DM, InterviewFilters(count=2))
+    assert new.interview_id != old.interview_id
+    with pytest.raises(AnswerRefused) as refused:
+        await engine.answer(ALICE, answer_token(old.asked.id, "a"))
+    assert refused.value.reason == "closed"
+
+
+async def test_recently_seen_questions_come_last(engine: InterviewEngine) -> None:
+    first = await engine.start(ALICE, DM, InterviewFilters(topics=("sync-basics",), count=2))
+    seen = {first.question.id}
+    result = await engine.answer(ALICE, answer_token(first.asked.id, "a"))
+    seen.add(result.next.question.id)
+    await engine.answer(ALICE, answer_token(result.next.asked.id, "a"))
+    again = await engine.start(ALICE, DM, InterviewFilters(topics=("sync-basics",), count=1))
+    assert again.question.id not in seen, "the one unseen question of the topic comes first"
+
+
+async def test_filters_and_unknown_topics(engine: InterviewEngine) -> None:
+    with pytest.raises(InterviewError) as error:
+        await engine.start(ALICE, DM, InterviewFilters(topics=("no-such-topic",)))
+    assert error.value.key == "interview.unknown_topic"
+    with pytest.raises(InterviewError) as error:
+        await engine.start(ALICE, DM, InterviewFilters(topics=("leakage-basics",), difficulty=3))
+    assert error.value.key == "interview.none_found"
+    delivery = await engine.start(ALICE, DM, InterviewFilters(difficulty=1, count=10))
+    assert delivery.total == 2 and delivery.question.difficulty == 1
+
+
+async def test_language_follows_locale(engine: InterviewEngine) -> None:
+    delivery = await engine.start(BOB, ChatRef("test", "dm-bob"), InterviewFilters(count=1))
+    assert delivery.language == "tr"
