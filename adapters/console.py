@@ -1,7 +1,9 @@
 """The console adapter: a mock interview in the terminal, or scripted one answer letter per line.
 
-It is the smallest adapter: it reads letters, turns them into the same button tokens the chat
-platforms send, and prints the core's neutral messages as plain text.
+It is a platform like the chats: it enters through the core's facade only, "clicks" the button whose
+label starts with the typed letter, and prints the core's neutral messages as plain text. Its own
+delivery port prints what the core sends without a user event, so a timed question closes on time
+(the core's timer), even while the terminal waits for a line.
 """
 
 from __future__ import annotations
@@ -14,21 +16,17 @@ import os
 import random
 import shutil
 import sys
+import threading
 from typing import Any, TextIO
 
-from bot.bank import BankError, load_bank
-from bot.bank.loader import Bank
-from bot.schedule.clock import SystemClock
 from bot.app.config import Settings
-from bot.domain import LETTERS, SENIORITIES, ChatRef, InterviewFilters, Report, UserRef
-from bot.interview.engine import AnswerRefused, AnswerResult, Delivery, InterviewEngine, InterviewError
+from bot.bank import BankError
+from bot.core import SENIORITIES, ChatRef, Core, InterviewFilters, Message, Outgoing, Report, UserError, UserRef
 from bot.text.i18n import language_from_locale, t
 from bot.text.plaintext import render_plain
-from bot.interview.view import feedback_message, question_message, report_message
-from bot.store import Database
-from bot.tokens import answer_token
 
 PLATFORM = "console"
+QUIT = ("q", "quit", "exit")
 
 
 def _width() -> int:
@@ -61,14 +59,63 @@ def run_console(args: argparse.Namespace, settings: Settings) -> int:
         print("interview-bot console: --count must be at least 1", file=sys.stderr)
         return 2
     try:
-        bank = load_bank([settings.questions_path] if settings.questions_path else None)
+        return asyncio.run(_interview(args, settings))
     except BankError as error:
         print(f"interview-bot: the question bank has problems:\n{error}", file=sys.stderr)
         return 1
-    return asyncio.run(_interview(args, settings, bank))
 
 
-async def _interview(args: argparse.Namespace, settings: Settings, bank: Bank) -> int:
+class ConsolePort:
+    """The terminal as a delivery port: what the core sends (a timed-out question's result, the next
+    question, the report) is printed, and the letters of its buttons become what the user may type."""
+
+    platform = PLATFORM
+    posts_per_second = 1000.0
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.buttons: dict[str, str] = {}  # letter -> token of the question on screen
+        self.changed = asyncio.Event()  # the core printed something on its own (a deadline passed)
+        self._sent = 0
+
+    def show(self, message: Message) -> None:
+        print("\n" + render_plain(message, with_buttons=False, width=_width()), file=self.out, flush=True)
+        options = [button for row in message.buttons for button in row]
+        if options:
+            self.buttons = {button.label[:1].lower(): button.token for button in options}
+            for button in options:
+                if len(button.label) > 1:  # short options travel on the buttons: list them as lines
+                    print("  " + button.label, file=self.out)
+
+    async def send(self, chat: Any, message: Message) -> str:
+        self.show(message)
+        self.changed.set()
+        self._sent += 1
+        return f"console:{self._sent}"
+
+    async def edit(self, chat: Any, ref: str, message: Message) -> None:
+        self.show(message)
+        self.changed.set()
+
+
+class LineReader:
+    """Lines from stdin on a daemon thread, so the event loop (and the core's timer) runs while a user thinks."""
+
+    def __init__(self) -> None:
+        self.lines: asyncio.Queue[str] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+
+        def read() -> None:
+            while True:
+                line = sys.stdin.readline()
+                loop.call_soon_threadsafe(self.lines.put_nowait, line)
+                if not line:
+                    return
+
+        threading.Thread(target=read, name="console stdin", daemon=True).start()
+
+
+async def _interview(args: argparse.Namespace, settings: Settings) -> int:
     out = sys.stderr if args.json else sys.stdout
     language = args.lang or language_from_locale(os.environ.get("LANG")) or settings.default_language
     user = UserRef(PLATFORM, getpass.getuser(), getpass.getuser(), language)
@@ -76,75 +123,87 @@ async def _interview(args: argparse.Namespace, settings: Settings, bank: Bank) -
     filters = InterviewFilters(topics=tuple(p.strip() for ts in args.topic for p in ts.split(",") if p.strip()),
                                difficulty=args.difficulty, seniority=args.seniority, count=args.count,
                                time_limit_s=args.time_limit)
-    async with await Database.open(settings.db_path) as db:
-        engine = InterviewEngine(db, bank, SystemClock(), random.Random(args.seed))
-        delivery = await engine.current(user) if args.resume else None
-        if delivery is not None:
-            print(t(delivery.language, "interview.resumed"), file=out)
+    core = await Core.open(settings.db_path, settings.questions_path, rng=random.Random(args.seed))
+    port = ConsolePort(out)
+    try:
+        core.add_port(port)
+        await core.start()
+        language = await core.language(user)
+        current = await core.current_question(user) if args.resume else None
+        if current is not None:
+            print(t(language, "interview.resumed"), file=out)
         else:
             try:
-                delivery = await engine.start(user, chat, filters)
-            except InterviewError as error:
-                print(t(language, error.key, **error.values), file=sys.stderr)
+                current = await core.start_interview(user, chat, filters)
+            except UserError as error:
+                print(core.error_text(language, error), file=sys.stderr)
                 return 1
-            topics = ", ".join(filters.topics) or t(delivery.language, "interview.all_topics")
-            print(t(delivery.language, "interview.started", count=delivery.total, topics=topics), file=out)
-        report = await _ask_all(engine, bank, user, delivery, out)
-        print(file=out)
-        print(render_plain(report_message(bank, report, delivery.language), width=_width()), file=out)
+            topics = ", ".join(filters.topics) or t(language, "interview.all_topics")
+            print(t(language, "interview.started", count=current.total or filters.count, topics=topics), file=out)
+        await _show(core, port, current)
+        await _ask_all(core, port, user, chat, language)
+        report = await core.latest_report(user)
+        assert report is not None
         if args.json:
             print(json.dumps(report_json(report), ensure_ascii=False))
+    finally:
+        await core.close()
     return 0
 
 
-async def _ask_all(engine: InterviewEngine, bank: Bank, user: UserRef, delivery: Delivery, out: TextIO) -> Report:
-    """Question, letter, verdict and explanation, until the interview finishes or is stopped."""
-    current: Delivery | None = delivery
-    while current is not None:
-        print("\n" + render_plain(question_message(bank, current, list_options=True), with_buttons=False,
-                                       width=_width()), file=out)
-        letter = _read_letter(current, out)
-        if letter is None:
-            report = await engine.stop(user)
-            assert report is not None
-            return report
-        result = await _answer(engine, user, current, letter)
-        print("\n" + render_plain(feedback_message(result), width=_width()), file=out)
-        if result.report is not None:
-            return result.report
-        current = result.next
-    raise AssertionError("an interview ended without a report")
+async def _show(core: Core, port: ConsolePort, outgoing: Outgoing) -> None:
+    port.show(outgoing.message)
+    if outgoing.asked_id is not None:
+        await core.posted(outgoing.asked_id, "console")
 
 
-async def _answer(engine: InterviewEngine, user: UserRef, delivery: Delivery, letter: str) -> AnswerResult:
-    try:
-        return await engine.answer(user, answer_token(delivery.asked.id, letter))
-    except AnswerRefused as refusal:
-        if refusal.reason != "expired":
-            raise
-        expired = [r for r in await engine.expire_overdue() if r.delivery.asked.id == delivery.asked.id]
-        return expired[0]
-
-
-def _read_letter(delivery: Delivery, out: TextIO) -> str | None:
-    """A valid letter, or None to stop (q, or the end of input)."""
-    letters = LETTERS[: len(delivery.asked.option_order)]
-    shown = "/".join(letters)
-    while True:
-        print(t(delivery.language, "console.prompt", letters=shown), end="", file=out, flush=True)
-        line = sys.stdin.readline()
+async def _ask_all(core: Core, port: ConsolePort, user: UserRef, chat: ChatRef, language: str) -> None:
+    """Letters become clicks until the interview has ended (finished, timed out to its end, or stopped)."""
+    reader = LineReader()
+    while await core.current_question(user) is not None:
+        port.changed.clear()
+        print(t(language, "console.prompt", letters="/".join(sorted(port.buttons))), end="", file=port.out,
+              flush=True)
+        line = await _next_line(reader, port)
+        if line is None:  # the core moved on by itself (a deadline): prompt again for the new question
+            continue
         if not line:
-            print("\n" + t(delivery.language, "console.no_input"), file=out)
-            return None
+            print("\n" + t(language, "console.no_input"), file=port.out)
+            break
         if not sys.stdin.isatty():
-            print(line.rstrip("\n"), file=out)  # echo scripted answers so the transcript reads naturally
+            print(line.rstrip("\n"), file=port.out)  # echo scripted answers so the transcript reads naturally
         choice = line.strip().lower().rstrip(")")
-        if choice in ("q", "quit", "exit"):
-            print(t(delivery.language, "console.quit"), file=out)
-            return None
-        if len(choice) == 1 and choice in letters:
-            return choice
-        print(t(delivery.language, "console.invalid", letters=shown), file=out)
+        if choice in QUIT:
+            print(t(language, "console.quit"), file=port.out)
+            break
+        token = port.buttons.get(choice) if len(choice) == 1 else None
+        if token is None:
+            print(t(language, "console.invalid", letters="/".join(sorted(port.buttons))), file=port.out)
+            continue
+        reply = await core.click(user, chat, token)
+        if reply.refused is not None:
+            print(reply.popup, file=port.out)
+            continue
+        if reply.feedback is not None:
+            port.show(reply.feedback)
+        for outgoing in reply.follow_ups:
+            await _show(core, port, outgoing)
+    stopped = await core.stop_interview(user)
+    if stopped is not None:
+        port.show(stopped)
+
+
+async def _next_line(reader: LineReader, port: ConsolePort) -> str | None:
+    """The next typed line, or None when the core printed something first (a question timed out)."""
+    line = asyncio.ensure_future(reader.lines.get())
+    changed = asyncio.ensure_future(port.changed.wait())
+    done, _ = await asyncio.wait({line, changed}, return_when=asyncio.FIRST_COMPLETED)
+    if line in done:
+        changed.cancel()
+        return line.result()
+    line.cancel()
+    print(file=port.out)
+    return None
 
 
 def report_json(report: Report) -> dict[str, Any]:

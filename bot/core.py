@@ -21,7 +21,7 @@ from bot.schedule.clock import Clock, SystemClock
 from bot.daily.service import DEFAULT_REVEAL_AFTER, DailyService
 from bot.daily.view import subscription_message
 from bot.port import ChatGone, DeliveryError, DeliveryPort
-from bot.domain import ChatRef, InterviewFilters, UserRef
+from bot.domain import LETTERS, SENIORITIES, ChatRef, InterviewFilters, Report, UserRef
 from bot.interview.engine import AnswerResult, Delivery, InterviewEngine
 from bot.errors import AnswerRefused, UserError
 from bot.text.i18n import resolve_language, t
@@ -29,11 +29,11 @@ from bot.schedule.localtime import zone
 from bot.text.messages import Message, Paragraph
 from bot.progress.stats import history, user_progress
 from bot.progress.view import chart_labels, history_message, progress_message, review_status_message
-from bot.interview.view import question_message, report_message, result_message, topic_label, verdict
-from bot.schedule.timer import Wakeups
+from bot.interview.view import (feedback_message, question_message, report_message, result_message, topic_label,
+                                verdict)
+from bot.schedule.timer import Timer
 from bot.scores.boards import Period, chat_board, groups_board
 from bot.store import interviews as records
-from bot.store.daily import active_subscriptions, pending_reveals
 from bot.store.database import Database
 from bot.store.people import (ensure_chat, ensure_user, find_chat, get_chat, move_chat, set_chat_language,
                               set_user_language)
@@ -41,6 +41,9 @@ from bot.store.review import due_count, next_due_at
 from bot.tokens import parse_answer_token
 
 log = logging.getLogger(__name__)
+# What an adapter needs besides the facade: the neutral values it builds calls from and renders.
+__all__ = ["LETTERS", "SENIORITIES", "AnswerRefused", "ChatRef", "ClickReply", "Core", "InterviewFilters", "Message",
+           "Outgoing", "Report", "UserError", "UserRef"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ class Outgoing:
 
     message: Message
     asked_id: int | None = None
+    total: int | None = None  # an interview's number of questions, when this starts one
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,10 @@ class ClickReply:
     edit: Message | None = None
     follow_ups: tuple[Outgoing, ...] = ()
     counter: tuple[int, int] | None = None  # (asked id, answers so far) for a group question's counter
+    correct: bool | None = None  # the verdict of a recorded answer
+    refused: str | None = None  # why nothing was recorded (AnswerRefused.reason), for logs and tests
+    result: AnswerResult | None = None  # an interview answer's outcome, for the console's report
+    feedback: Message | None = None  # the verdict and explanation alone, for a place that keeps the question shown
 
 
 class Core:
@@ -73,7 +81,7 @@ class Core:
         self.ports: dict[str, DeliveryPort] = {}
         self.engine = InterviewEngine(db, bank, self.clock, self.rng)
         self.daily = DailyService(db, bank, self.clock, self.ports, self.rng)
-        self.wakeups = Wakeups(self.tick) if scheduled else None
+        self.timer = Timer(self.tick, self.daily.next_moment, self.clock) if scheduled else None
 
     @classmethod
     async def open(cls, db_path: Path, questions: Path | None = None, **options: object) -> Core:
@@ -83,8 +91,7 @@ class Core:
     def add_port(self, port: DeliveryPort) -> None:
         """An adapter is ready to deliver: catch up at once on what waited for it (posts, reveals, deadlines)."""
         self.ports[port.platform] = port
-        if self.wakeups is not None and self.wakeups.scheduler.running:
-            self.wakeups.wake_at(self.clock.now())
+        self._poke()
 
     def remove_port(self, port: DeliveryPort) -> None:
         """An adapter stopped: what it would deliver waits in the store until it is back."""
@@ -98,14 +105,15 @@ class Core:
 
     async def start(self) -> None:
         """Catch up on what was missed while down, then schedule what comes next."""
-        await self.tick()
-        if self.wakeups is not None:
-            moments = [post.reveal_at for post in await pending_reveals(self.db)]
-            self.wakeups.start(await active_subscriptions(self.db), moments)
+        await self.daily.schedule_missing()
+        if self.timer is not None:
+            self.timer.start()  # its first tick catches up at once
+        else:
+            await self.tick()
 
     async def close(self) -> None:
-        if self.wakeups is not None:
-            self.wakeups.shutdown()
+        if self.timer is not None:
+            await self.timer.stop()
         await self.db.close()
 
     async def tick(self) -> None:
@@ -147,7 +155,7 @@ class Core:
     async def start_interview(self, user: UserRef, chat: ChatRef, filters: InterviewFilters) -> Outgoing:
         delivery = await self.engine.start(user, chat, filters)
         self._wake_for(delivery)
-        return Outgoing(question_message(self.bank, delivery), delivery.asked.id)
+        return Outgoing(question_message(self.bank, delivery), delivery.asked.id, delivery.total)
 
     async def current_question(self, user: UserRef) -> Outgoing | None:
         delivery = await self.engine.current(user)
@@ -159,6 +167,10 @@ class Core:
             return None
         interview = await records.get_interview(self.db, report.interview_id)
         return report_message(self.bank, report, interview.language if interview else "en")
+
+    async def latest_report(self, user: UserRef) -> Report | None:
+        """The report of the user's latest interview, as data (the console's --json)."""
+        return await self.engine.latest_report(user)
 
     async def posted(self, asked_id: int, ref: str) -> None:
         """Where an adapter posted a question, so that deadlines and reveals can edit it later."""
@@ -175,15 +187,16 @@ class Core:
             if asked.interview_id is None:
                 answer = await self.daily.answer_asked(user, chat, asked, parsed.letter)
                 return ClickReply(t(language, "daily.right" if answer.correct else "daily.wrong"),
-                                  counter=(answer.asked_id, answer.answered))
+                                  counter=(answer.asked_id, answer.answered), correct=answer.correct)
             result = await self.engine.answer_asked(user, asked, parsed.letter)
         except AnswerRefused as refused:
             log.info("click refused (%s): user %s:%s token %r", refused.reason, user.platform, user.platform_id,
                      token[:64])
-            return ClickReply(t(language, refused.message_key), alert=True)
+            return ClickReply(t(language, refused.message_key), alert=True, refused=refused.reason)
         self._wake_for(result.next)
         return ClickReply(verdict(result), edit=result_message(self.bank, result),
-                          follow_ups=self._after(result))
+                          follow_ups=self._after(result), correct=result.correct, result=result,
+                          feedback=feedback_message(result))
 
     def _after(self, result: AnswerResult) -> tuple[Outgoing, ...]:
         if result.next is not None:
@@ -193,10 +206,15 @@ class Core:
         return ()
 
     def _wake_for(self, delivery: Delivery | None) -> None:
-        if self.wakeups is not None and delivery is not None and delivery.asked.deadline is not None:
-            self.wakeups.wake_at(delivery.asked.deadline)
+        if delivery is not None and delivery.asked.deadline is not None:
+            self._poke()
 
-    async def expire_interviews(self) -> int:
+    def _poke(self) -> None:
+        """Something new is scheduled or deliverable: the timer re-reads the earliest due moment."""
+        if self.timer is not None:
+            self.timer.poke()
+
+    async def expire_interviews(self) -> list[AnswerResult]:
         """Close interview questions past their deadline: edit them, send what follows."""
         results = await self.engine.expire_overdue(platforms=set(self.ports))
         for result in results:
@@ -220,7 +238,7 @@ class Core:
             except DeliveryError as error:
                 log.error("chat %d: timeout delivery failed: %s", chat.id, error)
             self._wake_for(result.next)
-        return len(results)
+        return results
 
     # --- daily questions and boards ---------------------------------------------------------------
 
@@ -234,8 +252,7 @@ class Core:
                 raise UserError("daily.bad_reveal", hours=reveal_after_hours)
             reveal_after = timedelta(hours=reveal_after_hours)
         subscription = await self.daily.subscribe(chat, post_time, timezone, topic, difficulty, weekdays, reveal_after)
-        if self.wakeups is not None:
-            self.wakeups.subscription_changed(subscription)
+        self._poke()
         language = await self.language(chat=chat)
         return t(language, "daily.subscribed", time=subscription.post_time, timezone=subscription.timezone)
 
@@ -243,9 +260,6 @@ class Core:
         language = await self.language(chat=chat)
         if not await self.daily.unsubscribe(chat):
             return t(language, "daily.was_not_subscribed")
-        subscription = await self.daily.subscription(chat)
-        if self.wakeups is not None and subscription is not None:
-            self.wakeups.subscription_changed(subscription)
         return t(language, "daily.unsubscribed")
 
     async def daily_question(self, asked_id: int) -> Message | None:
@@ -258,8 +272,8 @@ class Core:
     async def post_daily_now(self, chat: ChatRef) -> bool:
         """Post a daily question in the chat now, through the platform's port; False if it failed."""
         post = await self.daily.post_now(chat)
-        if post is not None and self.wakeups is not None:
-            self.wakeups.wake_at(post.reveal_at)
+        if post is not None:
+            self._poke()
         return post is not None and post.state in ("sent", "unknown")
 
     async def leaderboard(self, chat: ChatRef, user: UserRef | None, period: Period = "week") -> Message:

@@ -9,6 +9,7 @@ import pytest
 
 from bot.bank import load_bank
 from bot.bank.loader import Bank
+from bot.core import Core
 from bot.schedule.clock import ManualClock
 from bot.interview.engine import InterviewEngine
 from bot.store import Database
@@ -39,5 +40,11 @@ async def db(db_path: Path):
 
 
 @pytest.fixture
-def engine(db: Database, bank: Bank, clock: ManualClock) -> InterviewEngine:
-    return InterviewEngine(db, bank, clock, random.Random(7))
+def core(db: Database, bank: Bank, clock: ManualClock) -> Core:
+    """The one door, unscheduled: tests tick it themselves with the clock they move."""
+    return Core(db, bank, clock, random.Random(7), scheduled=False)
+
+
+@pytest.fixture
+def engine(core: Core) -> InterviewEngine:
+    return core.engine

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bot.core import ClickReply, Core
+from bot.domain import ChatRef, UserRef
+from bot.errors import AnswerRefused
 from bot.port import DeliveryError
 from bot.text.messages import Message
 from bot.store.people import ChatRecord
@@ -30,3 +33,12 @@ class RecordingPort:
 
     def sent_to(self, chat_id: str) -> list[Message]:
         return [message for target, message in self.sent if target == chat_id]
+
+
+async def click(core: Core, user: UserRef, chat: ChatRef, token: str) -> ClickReply:
+    """A button press through the one door, Core.click, as every adapter makes it; a refusal raises
+    `AnswerRefused` with its reason, so tests can say which refusal they expect."""
+    reply = await core.click(user, chat, token)
+    if reply.refused is not None:
+        raise AnswerRefused(reply.refused)
+    return reply

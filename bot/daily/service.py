@@ -7,7 +7,6 @@ scheduler only decides when to call it; tests call it with a ManualClock.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 from dataclasses import dataclass
@@ -20,17 +19,17 @@ from bot.port import ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryU
 from bot.domain import AskedQuestion, ChatRef, Question, RecordedAnswer, UserRef
 from bot.interview.engine import Delivery
 from bot.text.messages import Message
-from bot.schedule.pacing import EvenPacer
 from bot.errors import AnswerRefused, UserError
 from bot.text.i18n import resolve_language
-from bot.schedule.localtime import instant, local_date, next_instant, parse_hhmm, zone
+from bot.daily.broadcast import broadcast
+from bot.daily.schedule import PostSchedule, chat_zone, schedule_of
+from bot.schedule.localtime import local_date, parse_hhmm, zone
 from bot.interview.selection import shuffled_options
 from bot.store import daily as posts
 from bot.store import interviews as records
 from bot.store.answer_batch import AnswerWriter, QuestionClosed
 from bot.store.database import Database
-from bot.store.people import ChatRecord, ensure_chat, ensure_user, find_chat, get_chat, move_chat
-from bot.tokens import parse_answer_token
+from bot.store.people import ChatRecord, ensure_chat, ensure_user, find_chat, get_chat, get_chats, move_chat
 
 log = logging.getLogger(__name__)
 GRACE = timedelta(hours=1)  # a post missed while the bot was down is still sent this late
@@ -68,7 +67,10 @@ class DailyService:
     async def subscribe(self, chat: ChatRef, post_time: str, timezone: str = "UTC", topic: str | None = None,
                         difficulty: int | None = None, weekdays: tuple[int, ...] | None = None,
                         reveal_after: timedelta = DEFAULT_REVEAL_AFTER) -> posts.Subscription:
-        """Save (or replace) the chat's daily question; UserError with a clear text on bad input."""
+        """Save (or replace) the chat's daily question; UserError with a clear text on bad input.
+
+        The first post is the first instant after (now - grace): subscribing at 09:20 for 09:00 posts
+        today's question at once, as a restart within the grace window would."""
         at = parse_hhmm(post_time)
         if at is None:
             raise UserError("daily.bad_time", time=post_time)
@@ -78,10 +80,13 @@ class DailyService:
             raise UserError("interview.unknown_topic", topic=topic, known=", ".join(sorted(self.bank.topics)))
         if not self.bank.select((topic,) if topic else (), difficulty):
             raise UserError("daily.empty_pool")
-        record = await ensure_chat(self.db, chat, self.clock.now())
+        now = self.clock.now()
+        record = await ensure_chat(self.db, chat, now)
+        text = at.strftime("%H:%M")
+        schedule = PostSchedule(at, zone(timezone), weekdays)  # type: ignore[arg-type]
         subscription = await posts.save_subscription(
-            self.db, record.id, at.strftime("%H:%M"), timezone, weekdays, topic, difficulty,
-            int(reveal_after.total_seconds()), self.clock.now())
+            self.db, record.id, text, timezone, weekdays, topic, difficulty, int(reveal_after.total_seconds()), now,
+            schedule.next_after(now - self.grace.total_seconds()))
         log.info("chat %d subscribed: %s %s topic=%s", record.id, subscription.post_time, timezone, topic)
         return subscription
 
@@ -97,59 +102,48 @@ class DailyService:
         """A question posted now on request (/daily); it does not use up the scheduled one."""
         record = await ensure_chat(self.db, chat, self.clock.now())
         subscription = await posts.get_subscription(self.db, record.id)
-        tz = zone(subscription.timezone) if subscription else zone("UTC")
-        assert tz is not None
-        return await self._post(record, subscription, "manual", local_date(self.clock.now(), tz).isoformat())
+        day = local_date(self.clock.now(), chat_zone(subscription)).isoformat()
+        return await self._post(record, subscription, "manual", day)
+
+    async def schedule_missing(self) -> int:
+        """Give every subscription written before the one timer its next post instant (once, at start)."""
+        now = self.clock.now()
+        moments = []
+        for subscription in await posts.unscheduled_subscriptions(self.db):
+            schedule = schedule_of(subscription)
+            if schedule is not None:
+                moments.append((subscription.chat_id, schedule.next_after(now - self.grace.total_seconds())))
+        await posts.set_next_posts(self.db, moments)
+        return len(moments)
+
+    async def next_moment(self) -> float | None:
+        """The earliest instant at which a post, a reveal or a deadline is due, for the timer to wake."""
+        return await posts.next_moment(self.db, self.ports)
 
     async def run_due(self) -> RunSummary:
-        """Reveal what is due, then post every scheduled question that is due, paced per platform."""
+        """Reveal what is due, then post every scheduled question that is due: each as one paced broadcast."""
         revealed = await self.reveal_due()
-        due = await self._due_posts()
-        pacers = {name: EvenPacer(port.posts_per_second) for name, port in self.ports.items()}
-
-        async def paced(record: ChatRecord, subscription: posts.Subscription, day: str) -> posts.DailyPost | None:
-            pacer = pacers.get(record.platform)
-            if pacer is None:
-                return None
-            await pacer.acquire()  # posts reach the port one by one, so replies are not queued behind them all
-            return await self._post(record, subscription, "scheduled", day)
-
-        results = await asyncio.gather(*(paced(*item) for item in due))
+        now = self.clock.now()
+        due = await posts.due_subscriptions(self.db, now, self.ports)
+        chats = await get_chats(self.db, [subscription.chat_id for subscription in due])
+        work: list[tuple[str, tuple[ChatRecord, posts.Subscription, str]]] = []
+        advanced: list[tuple[int, float | None]] = []
+        for subscription in due:
+            schedule, record = schedule_of(subscription), chats.get(subscription.chat_id)
+            moment = subscription.next_post_at or now
+            advanced.append((subscription.chat_id, schedule.next_after(max(now, moment)) if schedule else None))
+            if schedule is None or record is None:
+                continue
+            if now <= moment + self.grace.total_seconds():
+                work.append((record.platform, (record, subscription, schedule.local_day(moment))))
+            else:
+                log.warning("chat %d: the post due at %.0f is past its grace window; skipped", record.id, moment)
+        rates = {name: port.posts_per_second for name, port in self.ports.items()}
+        results = await broadcast(work, rates, lambda item: self._post(*item[:2], "scheduled", item[2]))
+        await posts.set_next_posts(self.db, advanced)  # after the posts: a crash mid-broadcast retries the rest
         sent = [post for post in results if post is not None]
         failed = sum(1 for post in sent if post.state == "failed")
         return RunSummary(len(sent) - failed, revealed, failed)
-
-    async def next_run_at(self) -> float | None:
-        """The earliest instant at which a post or reveal is due, for the scheduler to wake up."""
-        now = self.clock.now()
-        moments = [post.reveal_at for post in await posts.pending_reveals(self.db)]
-        for subscription in await posts.active_subscriptions(self.db):
-            tz, at = zone(subscription.timezone), parse_hhmm(subscription.post_time)
-            if tz and at:
-                moments.append(next_instant(now, at, tz, subscription.weekdays))
-        return min(moments) if moments else None
-
-    async def _due_posts(self) -> list[tuple[ChatRecord, posts.Subscription, str]]:
-        """Subscriptions whose instant today or yesterday (local) has passed within the grace window."""
-        now = self.clock.now()
-        due = []
-        for subscription in await posts.active_subscriptions(self.db):
-            tz, at = zone(subscription.timezone), parse_hhmm(subscription.post_time)
-            if tz is None or at is None:
-                continue
-            today = local_date(now, tz)
-            for day in (today - timedelta(days=1), today):
-                if subscription.weekdays and day.weekday() not in subscription.weekdays:
-                    continue
-                moment = instant(day, at, tz)
-                if not moment <= now <= moment + self.grace.total_seconds():
-                    continue
-                if await posts.has_scheduled_post(self.db, subscription.chat_id, day.isoformat()):
-                    continue
-                record = await get_chat(self.db, subscription.chat_id)
-                if record is not None:
-                    due.append((record, subscription, day.isoformat()))
-        return due
 
     def _choose(self, chat_id: int, subscription: posts.Subscription | None, seen: dict[str, float]) -> Question | None:
         """A question matching the filter, not repeated in this chat until the filter's pool is used up."""
@@ -161,13 +155,12 @@ class DailyService:
         return min(pool, key=lambda q: (seen[q.id], q.id)) if pool else None
 
     def _reveal_at(self, subscription: posts.Subscription | None, now: float) -> float:
+        """The reveal instant: after the chat's reveal window, and always before its next post."""
         reveal_after = subscription.reveal_after_s if subscription else DEFAULT_REVEAL_AFTER.total_seconds()
         reveal_at = now + reveal_after
-        if subscription is not None:
-            tz, at = zone(subscription.timezone), parse_hhmm(subscription.post_time)
-            if tz and at:
-                following = next_instant(now + 1, at, tz, subscription.weekdays)
-                reveal_at = min(reveal_at, following - REVEAL_MARGIN_S)
+        schedule = schedule_of(subscription) if subscription else None
+        if schedule is not None:
+            reveal_at = min(reveal_at, schedule.next_after(now + 1) - REVEAL_MARGIN_S)
         return max(reveal_at, now + REVEAL_MARGIN_S)
 
     async def _post(self, record: ChatRecord, subscription: posts.Subscription | None, kind: str,
@@ -177,7 +170,7 @@ class DailyService:
         if port is None:
             log.error("no delivery port for platform %s (chat %d)", record.platform, record.id)
             return None
-        for earlier in await posts.posts_to_reveal(self.db, self.clock.now(), chat_id=record.id):
+        for earlier in await posts.open_posts_of_chat(self.db, record.id):
             await self.reveal(earlier)
         now = self.clock.now()
         question = self._choose(record.id, subscription, await posts.asked_in_chat(self.db, record.id))
@@ -220,14 +213,6 @@ class DailyService:
             await records.set_message_ref(self.db, post.asked_id, ref)
             return "sent", None
         return "failed", "chat moved more than once"
-
-    async def answer(self, user: UserRef, chat: ChatRef, token: str) -> DailyAnswer:
-        """Record a member's first answer to an open daily question; AnswerRefused otherwise."""
-        parsed = parse_answer_token(token)
-        asked = await records.get_asked(self.db, parsed.asked_id) if parsed else None
-        if parsed is None or asked is None:
-            raise AnswerRefused("unknown")
-        return await self.answer_asked(user, chat, asked, parsed.letter)
 
     async def answer_asked(self, user: UserRef, chat: ChatRef, asked: AskedQuestion, letter: str) -> DailyAnswer:
         """The same, for a caller that has already read the asked question the token names."""
@@ -279,7 +264,12 @@ class DailyService:
         return daily_question_message(self.bank, delivery, stats.answered)
 
     async def reveal_due(self) -> int:
-        return sum([await self.reveal(post) for post in await posts.posts_to_reveal(self.db, self.clock.now())])
+        """Every reveal that is due, as one paced broadcast (a thousand posts at 09:00 reveal together)."""
+        due = await posts.posts_to_reveal(self.db, self.clock.now(), self.ports)
+        chats = await get_chats(self.db, [post.chat_id for post in due])
+        work = [(chats[post.chat_id].platform, post) for post in due if post.chat_id in chats]
+        rates = {name: port.posts_per_second for name, port in self.ports.items()}
+        return sum(await broadcast(work, rates, self.reveal))
 
     async def reveal(self, post: posts.DailyPost) -> bool:
         """Close the post and show the answer, explanation and who got it right (edit, else a new message).

@@ -25,9 +25,8 @@ from bot.interview.report import build_report
 from bot.interview.selection import plan_interview, shuffled_options
 from bot.store import interviews as records
 from bot.store.database import Database
-from bot.store.people import UserRecord, ensure_chat, ensure_user, get_chat
+from bot.store.people import UserRecord, ensure_chat, ensure_user
 from bot.store.review import due_questions, record_review
-from bot.tokens import parse_answer_token
 
 log = logging.getLogger(__name__)
 RECENT = timedelta(days=14)  # questions seen this recently are asked only when nothing fresher is left
@@ -115,14 +114,6 @@ class InterviewEngine:
             return None
         return self._delivery(asked, interview)
 
-    async def answer(self, user: UserRef, token: str) -> AnswerResult:
-        """Record a click on an interview question's button; AnswerRefused when it must not count."""
-        parsed = parse_answer_token(token)
-        asked = await records.get_asked(self.db, parsed.asked_id) if parsed else None
-        if parsed is None or asked is None:
-            raise AnswerRefused("unknown")
-        return await self.answer_asked(user, asked, parsed.letter)
-
     async def answer_asked(self, user: UserRef, asked: AskedQuestion, letter: str) -> AnswerResult:
         """The same, for a caller that has already read the asked question the token names."""
         if asked.interview_id is None or asked.question_id not in self.bank.questions:
@@ -145,17 +136,13 @@ class InterviewEngine:
                                 round((now - asked.asked_at) * 1000), now)
         return await self._advance(interview, asked, answer)
 
-    async def expire_overdue(self, platforms: Collection[str] | None = None) -> list[AnswerResult]:
+    async def expire_overdue(self, platforms: Collection[str]) -> list[AnswerResult]:
         """Close every open interview question past its deadline, counted as unanswered.
 
-        `platforms` limits this to chats whose adapter is running: a question whose chat nobody can
-        reach yet stays open until its adapter is back, instead of moving on unseen."""
+        Only in chats on `platforms`, whose adapters are running: a question nobody can be told about
+        stays open until its adapter is back, instead of moving on unseen."""
         results = []
-        for asked in await records.overdue_asked(self.db, self.clock.now()):
-            if platforms is not None:
-                chat = await get_chat(self.db, asked.chat_id)
-                if chat is None or chat.platform not in platforms:
-                    continue
+        for asked in await records.overdue_asked(self.db, self.clock.now(), platforms):
             interview = await records.get_interview(self.db, asked.interview_id or 0)
             if interview is None or asked.question_id not in self.bank.questions:
                 continue
@@ -176,6 +163,12 @@ class InterviewEngine:
             await records.finish_interview(connection, interview.id, "stopped", self.clock.now())
         log.info("interview %d stopped by its user", interview.id)
         return await self.report(interview.id)
+
+    async def latest_report(self, user: UserRef) -> Report | None:
+        """The report of the user's most recent interview (finished, stopped or still running)."""
+        person = await ensure_user(self.db, user, self.clock.now())
+        interview = await records.latest_interview(self.db, person.id)
+        return await self.report(interview.id) if interview else None
 
     async def report(self, interview_id: int) -> Report:
         interview = await records.get_interview(self.db, interview_id)

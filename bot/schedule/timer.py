@@ -1,78 +1,89 @@
-"""The one APScheduler (3.x AsyncIOScheduler) of the process, shared by every adapter.
+"""The one timer of the process: one APScheduler job, re-armed at the earliest due moment in the store.
 
-It only decides *when* to wake the core: a cron job per subscription at its local time (APScheduler
-handles daylight saving), a one-off job per reveal and per interview deadline, and a sweep every
-minute as a safety net. *What* happens is decided by the core from the store, so a duplicate or
-missed wake-up is harmless, and the jobs are rebuilt from the store at every start.
+Posts, reveals and interview deadlines all live in the store with their instants; after every tick
+the timer asks for the earliest one and re-arms its single job there (or a sweep interval ahead, at
+most), and `poke` re-arms it at once when something new was scheduled. Ticks run one at a time. So
+ten thousand groups at 09:00 are one wake-up and one broadcast, a reveal is on time whether its post
+was scheduled or manual, and a restart reads the same instants again: nothing lives only in memory.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
-from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
-from apscheduler.triggers.interval import IntervalTrigger
 
-from bot.schedule.localtime import parse_hhmm, zone
-from bot.store.daily import Subscription
+from bot.schedule.clock import Clock
 
 log = logging.getLogger(__name__)
-DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-SWEEP_SECONDS = 60
+SWEEP_SECONDS = 60.0  # the longest sleep: a safety net for changes made by another process
+STUCK_SECONDS = 1.0  # still overdue right after a tick: something cannot be done yet; do not spin
+JOB_ID = "tick"
 
 
-def subscription_trigger(subscription: Subscription) -> CronTrigger | None:
-    """The cron trigger of a subscription's local post time, or None when its time or zone is unusable."""
-    at, tz = parse_hhmm(subscription.post_time), zone(subscription.timezone)
-    if at is None or tz is None:
-        return None
-    days = ",".join(DAY_NAMES[d] for d in subscription.weekdays) if subscription.weekdays else "*"
-    return CronTrigger(hour=at.hour, minute=at.minute, day_of_week=days, timezone=tz)
+class Timer:
+    """Runs `tick` at every moment `next_moment` names; `poke` makes it look again at once."""
 
-
-class Wakeups:
-    """Wraps the AsyncIOScheduler; every job calls the same `tick` coroutine."""
-
-    def __init__(self, tick: Callable[[], Awaitable[object]]) -> None:
-        self._tick = tick
+    def __init__(self, tick: Callable[[], Awaitable[object]], next_moment: Callable[[], Awaitable[float | None]],
+                 clock: Clock, sweep: float = SWEEP_SECONDS) -> None:
+        self._tick, self._next_moment, self._clock, self._sweep = tick, next_moment, clock, sweep
         self.scheduler = AsyncIOScheduler(timezone=timezone.utc, job_defaults={
-            "coalesce": True, "max_instances": 1, "misfire_grace_time": 3600})
+            "coalesce": True, "max_instances": 2, "misfire_grace_time": None})
+        self._lock = asyncio.Lock()
+        self._again = False
+        self.ticks = 0
 
-    async def _run(self) -> None:
-        try:
-            await self._tick()
-        except Exception:  # a failing tick must not kill the scheduler; the next one retries from the store
-            log.exception("scheduled tick failed")
+    @property
+    def running(self) -> bool:
+        return self.scheduler.running
 
-    def start(self, subscriptions: list[Subscription], moments: list[float]) -> None:
-        """Build every job from the store's state, then start."""
-        self.scheduler.add_job(self._run, IntervalTrigger(seconds=SWEEP_SECONDS), id="sweep", replace_existing=True)
-        for subscription in subscriptions:
-            self.subscription_changed(subscription)
-        for moment in moments:
-            self.wake_at(moment)
+    def start(self) -> None:
+        """Start the scheduler with the first tick due now (it catches up on what was missed)."""
         if not self.scheduler.running:
             self.scheduler.start()
-        log.info("scheduler started with %d jobs", len(self.scheduler.get_jobs()))
+        self._arm(0.0)
 
-    def shutdown(self) -> None:
+    def poke(self) -> None:
+        """Something was scheduled or became deliverable: tick now (or right after the running tick)."""
+        if self.scheduler.running:
+            self._arm(0.0)
+
+    async def stop(self) -> None:
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
 
-    def subscription_changed(self, subscription: Subscription) -> None:
-        job_id = f"daily:{subscription.chat_id}"
-        trigger = subscription_trigger(subscription) if subscription.active else None
-        if trigger is None:
-            if self.scheduler.get_job(job_id):
-                self.scheduler.remove_job(job_id)
-            return
-        self.scheduler.add_job(self._run, trigger, id=job_id, replace_existing=True)
+    def _arm(self, delay: float) -> None:
+        when = datetime.now(timezone.utc) + timedelta(seconds=delay)
+        self.scheduler.add_job(self._fire, DateTrigger(run_date=when), id=JOB_ID, replace_existing=True)
 
-    def wake_at(self, moment: float) -> None:
-        """A one-off wake-up (a reveal, an interview deadline); past moments run at once."""
-        when = datetime.fromtimestamp(moment, timezone.utc)
-        self.scheduler.add_job(self._run, DateTrigger(run_date=when), id=f"at:{moment:.3f}", replace_existing=True)
+    async def delay(self) -> float:
+        """Seconds until the next tick is due: 0 when overdue, at most the sweep interval."""
+        try:
+            moment = await self._next_moment()
+        except Exception:
+            log.exception("reading the next due moment failed; sweeping")
+            return self._sweep
+        if moment is None:
+            return self._sweep
+        return min(self._sweep, max(0.0, moment - self._clock.now()))
+
+    async def _fire(self) -> None:
+        if self._lock.locked():  # poked during a tick: the running tick goes round once more
+            self._again = True
+            return
+        async with self._lock:
+            self._again = True
+            while self._again:
+                self._again = False
+                try:
+                    await self._tick()
+                except Exception:  # a failing tick must not stop the timer; the next one retries from the store
+                    log.exception("scheduled tick failed")
+                self.ticks += 1
+            delay = await self.delay()
+        if self.scheduler.running:  # a poke while the delay was read means: look again now
+            self._arm(0.0 if self._again else delay if delay > 0 else STUCK_SECONDS)

@@ -7,6 +7,7 @@ A scheduled post is recorded (state 'pending') before it is sent; the unique ind
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,7 @@ class Subscription:
     difficulty: int | None
     reveal_after_s: int
     active: bool
+    next_post_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,7 @@ class DailyPost:
 def _subscription(row: Any) -> Subscription:
     weekdays = tuple(int(d) for d in row["weekdays"].split(",")) if row["weekdays"] else None
     return Subscription(row["chat_id"], row["post_time"], row["timezone"], weekdays, row["topic"], row["difficulty"],
-                        row["reveal_after_s"], bool(row["active"]))
+                        row["reveal_after_s"], bool(row["active"]), row["next_post_at"])
 
 
 def _post(row: Any) -> DailyPost:
@@ -51,17 +53,18 @@ def _post(row: Any) -> DailyPost:
 
 async def save_subscription(db: Database, chat_id: int, post_time: str, timezone: str,
                             weekdays: tuple[int, ...] | None, topic: str | None, difficulty: int | None,
-                            reveal_after_s: int, now: float) -> Subscription:
+                            reveal_after_s: int, now: float, next_post_at: float) -> Subscription:
     weekday_text = ",".join(map(str, weekdays)) if weekdays else None
     async with db.transaction() as connection:
         await connection.execute(
             """INSERT INTO subscriptions (chat_id, post_time, timezone, weekdays, topic, difficulty, reveal_after_s,
-                                          active, created_at, updated_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+                                          active, created_at, updated_at, next_post_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
                ON CONFLICT (chat_id) DO UPDATE SET post_time = excluded.post_time, timezone = excluded.timezone,
                    weekdays = excluded.weekdays, topic = excluded.topic, difficulty = excluded.difficulty,
-                   reveal_after_s = excluded.reveal_after_s, active = 1, updated_at = excluded.updated_at""",
-            (chat_id, post_time, timezone, weekday_text, topic, difficulty, reveal_after_s, now, now),
+                   reveal_after_s = excluded.reveal_after_s, active = 1, updated_at = excluded.updated_at,
+                   next_post_at = excluded.next_post_at""",
+            (chat_id, post_time, timezone, weekday_text, topic, difficulty, reveal_after_s, now, now, next_post_at),
         )
     subscription = await get_subscription(db, chat_id)
     assert subscription is not None
@@ -80,8 +83,58 @@ async def deactivate_subscription(db: Database, chat_id: int, now: float) -> boo
         return cursor.rowcount == 1
 
 
-async def active_subscriptions(db: Database) -> list[Subscription]:
-    return [_subscription(row) for row in await db.fetch_all("SELECT * FROM subscriptions WHERE active = 1")]
+def _platforms(platforms: Collection[str]) -> tuple[str, tuple[str, ...]]:
+    """An SQL `IN (...)` list for the platforms whose adapters are running, and its parameters."""
+    names = tuple(sorted(platforms))
+    return "(" + ",".join("?" * len(names)) + ")", names
+
+
+async def due_subscriptions(db: Database, now: float, platforms: Collection[str]) -> list[Subscription]:
+    """Active subscriptions whose next post instant has come, in chats whose adapter is running."""
+    if not platforms:
+        return []
+    names, values = _platforms(platforms)
+    rows = await db.fetch_all(
+        f"""SELECT s.* FROM subscriptions s JOIN chats c ON c.id = s.chat_id
+            WHERE s.active = 1 AND s.next_post_at <= ? AND c.platform IN {names} ORDER BY s.next_post_at""",
+        (now, *values))
+    return [_subscription(row) for row in rows]
+
+
+async def unscheduled_subscriptions(db: Database) -> list[Subscription]:
+    """Active subscriptions with no next post instant yet (written before schema v6)."""
+    rows = await db.fetch_all("SELECT * FROM subscriptions WHERE active = 1 AND next_post_at IS NULL")
+    return [_subscription(row) for row in rows]
+
+
+async def set_next_posts(db: Database, moments: list[tuple[int, float | None]]) -> None:
+    """Each (chat id, instant): when the chat's next scheduled post is due (None: never, its time is unusable);
+    one transaction for all."""
+    if not moments:
+        return
+    async with db.transaction() as connection:
+        await connection.executemany("UPDATE subscriptions SET next_post_at = ? WHERE chat_id = ?",
+                                     [(moment, chat_id) for chat_id, moment in moments])
+
+
+async def next_moment(db: Database, platforms: Collection[str]) -> float | None:
+    """The earliest instant at which a post, a reveal or an interview deadline is due, for the timer."""
+    if not platforms:
+        return None
+    names, values = _platforms(platforms)
+    row = await db.fetch_one(
+        f"""SELECT min(moment) FROM (
+              SELECT min(s.next_post_at) AS moment FROM subscriptions s JOIN chats c ON c.id = s.chat_id
+               WHERE s.active = 1 AND s.next_post_at IS NOT NULL AND c.platform IN {names}
+              UNION ALL
+              SELECT min(p.reveal_at) FROM daily_posts p JOIN chats c ON c.id = p.chat_id
+               WHERE p.state IN ('sent', 'unknown') AND c.platform IN {names}
+              UNION ALL
+              SELECT min(q.deadline) FROM asked_questions q JOIN chats c ON c.id = q.chat_id
+               WHERE q.closed_at IS NULL AND q.deadline IS NOT NULL AND q.interview_id IS NOT NULL
+                 AND c.platform IN {names})""",
+        (*values, *values, *values))
+    return row[0] if row and row[0] is not None else None
 
 
 async def create_post(db: Database, chat_id: int, question_id: str, option_order: tuple[int, ...], kind: str,
@@ -133,20 +186,22 @@ async def mark_post(db: Database, post_id: int, state: str, now: float, error: s
                 "WHERE id = (SELECT asked_id FROM daily_posts WHERE id = ?)", (now, post_id))
 
 
-async def posts_to_reveal(db: Database, now: float, chat_id: int | None = None) -> list[DailyPost]:
-    """Posts that went out (or may have) and are due for their reveal; all of a chat's when chat_id is given."""
-    if chat_id is not None:
-        rows = await db.fetch_all(
-            "SELECT * FROM daily_posts WHERE chat_id = ? AND state IN ('sent', 'unknown') ORDER BY id", (chat_id,))
-    else:
-        rows = await db.fetch_all(
-            "SELECT * FROM daily_posts WHERE state IN ('sent', 'unknown') AND reveal_at <= ? ORDER BY reveal_at",
-            (now,))
+async def open_posts_of_chat(db: Database, chat_id: int) -> list[DailyPost]:
+    """A chat's posts that went out (or may have) and are not revealed yet, oldest first."""
+    rows = await db.fetch_all(
+        "SELECT * FROM daily_posts WHERE chat_id = ? AND state IN ('sent', 'unknown') ORDER BY id", (chat_id,))
     return [_post(row) for row in rows]
 
 
-async def pending_reveals(db: Database) -> list[DailyPost]:
-    rows = await db.fetch_all("SELECT * FROM daily_posts WHERE state IN ('sent', 'unknown') ORDER BY reveal_at")
+async def posts_to_reveal(db: Database, now: float, platforms: Collection[str]) -> list[DailyPost]:
+    """Posts due for their reveal in chats whose adapter is running, earliest first."""
+    if not platforms:
+        return []
+    names, values = _platforms(platforms)
+    rows = await db.fetch_all(
+        f"""SELECT p.* FROM daily_posts p JOIN chats c ON c.id = p.chat_id
+            WHERE p.state IN ('sent', 'unknown') AND p.reveal_at <= ? AND c.platform IN {names}
+            ORDER BY p.reveal_at""", (now, *values))
     return [_post(row) for row in rows]
 
 

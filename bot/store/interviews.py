@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -188,19 +189,27 @@ async def recently_seen(db: Database, user_id: int, since: float) -> dict[str, f
     return {row["question_id"]: row["seen"] for row in rows}
 
 
-async def overdue_asked(db: Database, now: float) -> list[AskedQuestion]:
-    """Interview questions whose deadline has passed while still open (timers lost to a restart, too)."""
+async def overdue_asked(db: Database, now: float, platforms: Collection[str]) -> list[AskedQuestion]:
+    """Open interview questions past their deadline in chats on these platforms (restarts included).
+
+    Only the platforms whose adapter runs: a question nobody can be told about stays open until its
+    adapter is back (the console, say, never moves a Telegram user's interview on)."""
+    if not platforms:
+        return []
+    names = tuple(sorted(platforms))
     rows = await db.fetch_all(
-        """SELECT q.* FROM asked_questions q JOIN interviews i ON i.id = q.interview_id
-           WHERE q.closed_at IS NULL AND q.deadline IS NOT NULL AND q.deadline <= ? AND i.status = 'active'
-           ORDER BY q.deadline""",
-        (now,),
+        f"""SELECT q.* FROM asked_questions q JOIN interviews i ON i.id = q.interview_id
+            JOIN chats c ON c.id = q.chat_id
+            WHERE q.closed_at IS NULL AND q.deadline IS NOT NULL AND q.deadline <= ? AND i.status = 'active'
+              AND c.platform IN ({",".join("?" * len(names))})
+            ORDER BY q.deadline""",
+        (now, *names),
     )
     return [_asked(row) for row in rows]
 
 
-async def interviews_of(db: Database, user_id: int, limit: int = 10) -> list[InterviewRecord]:
-    rows = await db.fetch_all(
-        "SELECT * FROM interviews WHERE user_id = ? ORDER BY started_at DESC, id DESC LIMIT ?", (user_id, limit)
-    )
-    return [_interview(row) for row in rows]
+async def latest_interview(db: Database, user_id: int) -> InterviewRecord | None:
+    """The user's most recent interview or review, whatever its state."""
+    row = await db.fetch_one("SELECT * FROM interviews WHERE user_id = ? ORDER BY started_at DESC, id DESC LIMIT 1",
+                             (user_id,))
+    return _interview(row) if row else None

@@ -130,6 +130,13 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX daily_posts_by_chat ON daily_posts (chat_id, id);
     CREATE INDEX asked_daily_by_chat ON asked_questions (interview_id, chat_id, asked_at);
     """,
+    # 6: one timer instead of a job per subscription: each subscription keeps its next post instant, and
+    # the timer asks for the earliest of next posts, reveals and interview deadlines.
+    """
+    ALTER TABLE subscriptions ADD COLUMN next_post_at REAL;
+    CREATE INDEX subscriptions_due ON subscriptions (next_post_at) WHERE active = 1;
+    CREATE INDEX asked_open_deadlines ON asked_questions (deadline) WHERE closed_at IS NULL AND deadline IS NOT NULL;
+    """,
 )
 
 LATEST = len(MIGRATIONS)

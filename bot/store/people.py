@@ -94,6 +94,16 @@ async def get_chat(db: Database, chat_id: int) -> ChatRecord | None:
     return _chat(row) if row else None
 
 
+async def get_chats(db: Database, chat_ids: list[int]) -> dict[int, ChatRecord]:
+    """Many chats by id, a few hundred per query (a broadcast reads thousands at once)."""
+    chats: dict[int, ChatRecord] = {}
+    for start in range(0, len(chat_ids), 500):
+        chunk = chat_ids[start:start + 500]
+        rows = await db.fetch_all(f"SELECT * FROM chats WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+        chats.update((row["id"], _chat(row)) for row in rows)
+    return chats
+
+
 async def find_chat(db: Database, platform: str, platform_chat_id: str) -> ChatRecord | None:
     row = await db.fetch_one("SELECT * FROM chats WHERE platform = ? AND platform_chat_id = ?",
                              (platform, platform_chat_id))

@@ -72,6 +72,6 @@ async def test_closed_dms_stop_a_timed_interview(discord_, recorder, core, clock
     await core.posted(outgoing.asked_id, await port.send(chat, outgoing.message))
     recorder.fail("PATCH", "/messages/", http_error(403, 50007, "Cannot send messages to this user"))
     clock.advance(31)
-    assert await core.expire_interviews() == 1
+    assert len(await core.expire_interviews()) == 1
     interview = await records.get_interview(db, (await records.get_asked(db, outgoing.asked_id)).interview_id)
     assert interview.status == "stopped"

@@ -13,9 +13,10 @@ from bot.daily.service import DailyService
 from bot.port import ChatGone, ChatMoved, DeliveryUnknown
 from bot.domain import LETTERS, ChatRef, UserRef
 from bot.errors import UserError
-from bot.schedule.timer import subscription_trigger
+from bot.daily.schedule import PostSchedule, schedule_of
+from bot.errors import AnswerRefused
 from bot.store import Database
-from bot.store.daily import get_subscription
+from bot.store.daily import Subscription, get_subscription
 from bot.store.people import find_chat
 from bot.tokens import answer_token
 from tests.fakes import RecordingPort
@@ -33,8 +34,24 @@ def port() -> RecordingPort:
 
 
 @pytest.fixture
-def daily(db, bank, clock, port) -> DailyService:
-    return DailyService(db, bank, clock, {"test": port}, random.Random(3))
+def core(db, bank, clock, port) -> Core:
+    core = Core(db, bank, clock, random.Random(3), scheduled=False)
+    core.add_port(port)
+    return core
+
+
+@pytest.fixture
+def daily(core) -> DailyService:
+    return core.daily
+
+
+async def answer(core: Core, user: UserRef, chat: ChatRef, token: str):
+    """A member's click through the one door, Core.click; a refusal raises as the service would."""
+    reply = await core.click(user, chat, token)
+    if reply.refused is not None:
+        raise AnswerRefused(reply.refused)
+    assert reply.counter is not None and reply.correct is not None
+    return reply
 
 
 @pytest.mark.parametrize("tz", ["Europe/Istanbul", "America/New_York", "Asia/Tokyo"])
@@ -61,16 +78,16 @@ async def test_across_a_daylight_saving_change(daily, clock, port) -> None:
     assert utc_hours == [8, 7], "09:00 local is 08:00 UTC before the change and 07:00 after"
 
 
-def test_scheduler_trigger_fires_at_local_time_across_dst(db) -> None:
-    from bot.store.daily import Subscription
-
-    trigger = subscription_trigger(Subscription(1, "09:00", "Europe/Berlin", None, None, None, 43200, True))
-    tz = ZoneInfo("Europe/Berlin")
-    fire = trigger.get_next_fire_time(None, datetime(2026, 3, 28, 10, 0, tzinfo=tz))
-    assert fire == datetime(2026, 3, 29, 9, 0, tzinfo=tz) and fire.utcoffset() == timedelta(hours=2)
-    weekdays = subscription_trigger(Subscription(1, "18:15", "Asia/Tokyo", (0, 2), None, None, 43200, True))
-    fire = weekdays.get_next_fire_time(None, datetime(2026, 3, 3, 19, 0, tzinfo=ZoneInfo("Asia/Tokyo")))
-    assert fire.weekday() == 2 and (fire.hour, fire.minute) == (18, 15)
+def test_a_schedule_is_parsed_once_and_keeps_local_time_across_dst() -> None:
+    berlin = schedule_of(Subscription(1, "09:00", "Europe/Berlin", None, None, None, 43200, True))
+    assert berlin is schedule_of(Subscription(2, "09:00", "Europe/Berlin", None, None, None, 43200, True))
+    before = berlin.next_after(at("2026-03-27 10:00", "Europe/Berlin"))
+    after = berlin.next_after(before)
+    assert before == at("2026-03-28 09:00", "Europe/Berlin") and after - before == 23 * 3600
+    tokyo = schedule_of(Subscription(1, "18:15", "Asia/Tokyo", (0, 2), None, None, 43200, True))
+    moment = tokyo.next_after(at("2026-05-05 19:00", "Asia/Tokyo"))  # a Tuesday evening
+    assert moment == at("2026-05-06 18:15", "Asia/Tokyo")
+    assert schedule_of(Subscription(1, "25:00", "UTC", None, None, None, 43200, True)) is None
 
 
 async def test_never_two_posts_in_one_local_day(daily, clock, port) -> None:
@@ -127,7 +144,7 @@ async def test_no_repeats_until_the_pool_is_used_up(daily, clock, port, bank) ->
     assert len(set(asked[:3])) == 3 and len(asked) == 6
 
 
-async def test_answers_reveal_and_refusals(daily, clock, port, db, bank) -> None:
+async def test_answers_reveal_and_refusals(core, daily, clock, port, db, bank) -> None:
     clock.set(at("2026-05-04 07:00", "UTC"))
     await daily.subscribe(GROUP, "09:00", "UTC", reveal_after=timedelta(hours=2))
     clock.set(at("2026-05-04 09:00", "UTC"))
@@ -142,13 +159,13 @@ async def test_answers_reveal_and_refusals(daily, clock, port, db, bank) -> None
     members = [UserRef("test", f"m{i}", f"Member {i}") for i in range(4)]
     for i, member in enumerate(members):
         clock.advance(5 + i)
-        result = await daily.answer(member, GROUP, answer_token(asked_id, right if i != 2 else wrong))
-        assert result.correct == (i != 2) and result.answered == i + 1
+        result = await answer(core, member, GROUP, answer_token(asked_id, right if i != 2 else wrong))
+        assert result.correct == (i != 2) and result.counter[1] == i + 1
     with pytest.raises(Exception) as twice:
-        await daily.answer(members[0], GROUP, answer_token(asked_id, wrong))
+        await answer(core, members[0], GROUP, answer_token(asked_id, wrong))
     assert getattr(twice.value, "reason", None) == "already_answered"
     with pytest.raises(Exception) as elsewhere:
-        await daily.answer(members[0], ChatRef("test", "other", "group"), answer_token(asked_id, right))
+        await answer(core, members[0], ChatRef("test", "other", "group"), answer_token(asked_id, right))
     assert getattr(elsewhere.value, "reason", None) in ("wrong_chat",)
     clock.set(at("2026-05-04 11:00:01", "UTC"))
     assert (await daily.run_due()).revealed == 1
@@ -156,7 +173,7 @@ async def test_answers_reveal_and_refusals(daily, clock, port, db, bank) -> None
     text = reveal.plain_text()
     assert "4 answered, 75% right." in text and "Member 0 (5.0 s)" in text and "<- correct" in text
     with pytest.raises(Exception) as late:
-        await daily.answer(UserRef("test", "late"), GROUP, answer_token(asked_id, right))
+        await answer(core, UserRef("test", "late"), GROUP, answer_token(asked_id, right))
     assert getattr(late.value, "reason", None) == "closed"
     assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == 4
 
@@ -222,15 +239,55 @@ async def test_core_click_routes_daily_answers(db, bank, clock) -> None:
     assert again.alert and "only the first answer counts" in again.popup
 
 
-async def test_the_same_click_again_gets_the_same_verdict(daily, clock, port, db) -> None:
+async def test_the_same_click_again_gets_the_same_verdict(core, daily, clock, port, db) -> None:
     clock.set(at("2026-05-04 09:00", "UTC"))
     await daily.post_now(GROUP)
     tokens = [button.token for row in port.sent[0][1].buttons for button in row]
     member = UserRef("test", "m", "M")
-    first = await daily.answer(member, GROUP, tokens[0])
-    again = await daily.answer(member, GROUP, tokens[0])  # redelivered after a crash
-    assert again.correct == first.correct and again.answered == 1
+    first = await answer(core, member, GROUP, tokens[0])
+    again = await answer(core, member, GROUP, tokens[0])  # redelivered after a crash
+    assert again.correct == first.correct and again.counter[1] == 1
     with pytest.raises(Exception) as other:
-        await daily.answer(member, GROUP, tokens[1])
+        await answer(core, member, GROUP, tokens[1])
     assert getattr(other.value, "reason", None) == "already_answered"
     assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == 1
+
+
+async def test_a_scheduled_reveal_is_the_timers_next_moment(core, daily, clock, port) -> None:
+    """The reveal of a scheduled post is due on time: the timer's next wake-up is the reveal instant."""
+    clock.set(at("2026-05-04 07:00", "UTC"))
+    await daily.subscribe(GROUP, "09:00", "UTC", reveal_after=timedelta(hours=2))
+    assert await daily.next_moment() == at("2026-05-04 09:00", "UTC")
+    clock.set(at("2026-05-04 09:00", "UTC"))
+    assert (await core.daily.run_due()).posted == 1
+    assert await daily.next_moment() == at("2026-05-04 11:00", "UTC")  # the reveal, before tomorrow's post
+    clock.set(at("2026-05-04 11:00", "UTC"))
+    assert (await daily.run_due()).revealed == 1
+    assert await daily.next_moment() == at("2026-05-05 09:00", "UTC")
+
+
+async def test_a_manual_post_is_revealed_on_time_too(core, daily, clock, port) -> None:
+    clock.set(at("2026-05-04 10:00", "UTC"))
+    await daily.subscribe(GROUP, "09:00", "UTC", reveal_after=timedelta(hours=3))
+    assert await core.post_daily_now(GROUP)
+    assert await daily.next_moment() == at("2026-05-04 13:00", "UTC")
+
+
+async def test_a_subscription_on_a_platform_without_its_adapter_does_not_wake_the_timer(db, bank, clock) -> None:
+    core = Core(db, bank, clock, random.Random(1), scheduled=False)
+    core.add_port(RecordingPort())
+    clock.set(at("2026-05-04 07:00", "UTC"))
+    await core.daily.subscribe(ChatRef("elsewhere", "g", "group"), "08:00", "UTC")
+    assert await core.daily.next_moment() is None
+    clock.set(at("2026-05-04 08:00", "UTC"))
+    assert (await core.daily.run_due()).posted == 0
+
+
+async def test_subscriptions_from_before_the_timer_get_their_next_post(db, bank, clock, core, daily, port) -> None:
+    clock.set(at("2026-05-04 07:00", "UTC"))
+    await daily.subscribe(GROUP, "09:00", "UTC")
+    async with db.transaction() as connection:  # as schema v5 left it
+        await connection.execute("UPDATE subscriptions SET next_post_at = NULL")
+    assert await daily.next_moment() is None
+    assert await daily.schedule_missing() == 1
+    assert await daily.next_moment() == at("2026-05-04 09:00", "UTC")

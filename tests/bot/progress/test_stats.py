@@ -13,7 +13,9 @@ import pytest
 from bot.bank.loader import Bank
 from bot.schedule.clock import ManualClock
 from bot.domain import LETTERS, Breakdown, ChatRef, InterviewFilters, RecordedAnswer, UserRef
-from bot.interview.engine import Delivery, InterviewEngine
+from bot.core import Core
+from bot.interview.engine import Delivery
+from tests.fakes import click
 from bot.text.messages import Paragraph, Table
 from bot.progress.stats import Progress, history, progress_chart_png, user_progress, week_start
 from bot.progress.view import history_message, progress_message, review_status_message
@@ -35,12 +37,13 @@ def letter_for(delivery: Delivery, right: bool) -> str:
     return next(LETTERS[p] for p, i in enumerate(delivery.asked.option_order) if (i == correct) == right)
 
 
-async def run_interview(engine: InterviewEngine, clock: ManualClock, pattern: str, user: UserRef = ALICE,
+async def run_interview(core: Core, clock: ManualClock, pattern: str, user: UserRef = ALICE,
                         seconds: float = 4.0, **filters) -> list[tuple[str, bool]]:
     """Answer an interview by `pattern` ('r' right, 'w' wrong, 't' time out, '.' stop); (question, right)."""
     filters.setdefault("count", len(pattern.rstrip(".")))
     limit = 30 if "t" in pattern else None
-    delivery = await engine.start(user, ChatRef("test", f"dm-{user.platform_id}"),
+    engine, chat = core.engine, ChatRef("test", f"dm-{user.platform_id}")
+    delivery = await engine.start(user, chat,
                                   InterviewFilters(time_limit_s=limit, **filters))
     answered = []
     for step in pattern:
@@ -49,10 +52,11 @@ async def run_interview(engine: InterviewEngine, clock: ManualClock, pattern: st
             break
         if step == "t":
             clock.advance(31)
-            [result] = await engine.expire_overdue()
+            [result] = await engine.expire_overdue({"test"})
         else:
             clock.advance(seconds)
-            result = await engine.answer(user, answer_token(delivery.asked.id, letter_for(delivery, step == "r")))
+            token = answer_token(delivery.asked.id, letter_for(delivery, step == "r"))
+            result = (await click(core, user, chat, token)).result
         answered.append((delivery.question.id, step == "r"))
         delivery = result.next
     return answered
@@ -69,11 +73,11 @@ def expected_tally(bank: Bank, answered: list[tuple[str, bool]], key) -> dict:
 
 # --- progress --------------------------------------------------------------------------------------
 
-async def test_progress_counts_every_interview_answer(engine: InterviewEngine, db: Database, bank: Bank,
+async def test_progress_counts_every_interview_answer(core: Core, db: Database, bank: Bank,
                                                       clock: ManualClock) -> None:
-    answered = await run_interview(engine, clock, "rwrw")
-    answered += await run_interview(engine, clock, "rtw")
-    await run_interview(engine, clock, "wrw", user=BOB)
+    answered = await run_interview(core, clock, "rwrw")
+    answered += await run_interview(core, clock, "rtw")
+    await run_interview(core, clock, "wrw", user=BOB)
     alice = (await ensure_user(db, ALICE, clock.now())).id
     progress = await user_progress(db, bank, alice)
     assert (progress.answered, progress.right, progress.timed_out) == (7, 3, 1)
@@ -84,9 +88,9 @@ async def test_progress_counts_every_interview_answer(engine: InterviewEngine, d
     assert {topic: series[week_start(clock.now())] for topic, series in progress.weekly.items()} == progress.by_topic
 
 
-async def test_a_stopped_interview_counts_only_what_was_answered(engine: InterviewEngine, db: Database,
+async def test_a_stopped_interview_counts_only_what_was_answered(core: Core, db: Database,
                                                                  bank: Bank, clock: ManualClock) -> None:
-    await run_interview(engine, clock, "rr.", count=4)
+    await run_interview(core, clock, "rr.", count=4)
     alice = (await ensure_user(db, ALICE, clock.now())).id
     assert (await user_progress(db, bank, alice)).answered == 2
 
@@ -149,13 +153,13 @@ async def test_no_answers_is_an_empty_progress(db: Database, bank: Bank, clock: 
 
 # --- history ---------------------------------------------------------------------------------------
 
-async def test_history_lists_interviews_newest_first(engine: InterviewEngine, db: Database, bank: Bank,
+async def test_history_lists_interviews_newest_first(core: Core, db: Database, bank: Bank,
                                                      clock: ManualClock) -> None:
-    first = await run_interview(engine, clock, "rwr", seconds=2.0)
+    first = await run_interview(core, clock, "rwr", seconds=2.0)
     clock.advance(DAY_S)
-    second = await run_interview(engine, clock, "r.", seconds=10.0, count=3, topics=("leakage-basics",))
+    second = await run_interview(core, clock, "r.", seconds=10.0, count=3, topics=("leakage-basics",))
     clock.advance(DAY_S)
-    await run_interview(engine, clock, "ww")
+    await run_interview(core, clock, "ww")
     await db.connection.execute("UPDATE interviews SET kind = 'review' WHERE id = (SELECT max(id) FROM interviews)")
     alice = (await ensure_user(db, ALICE, clock.now())).id
 
@@ -223,10 +227,10 @@ def test_progress_message_without_answers_invites_an_interview(bank: Bank) -> No
         assert not any(isinstance(block, Table) for block in message.blocks)
 
 
-async def test_history_message_is_a_table(engine: InterviewEngine, db: Database, bank: Bank,
+async def test_history_message_is_a_table(core: Core, db: Database, bank: Bank,
                                           clock: ManualClock) -> None:
-    await run_interview(engine, clock, "rw", seconds=40.0, topics=("sync-basics",))
-    await run_interview(engine, clock, "r.", count=2, topics=("leakage-basics",))
+    await run_interview(core, clock, "rw", seconds=40.0, topics=("sync-basics",))
+    await run_interview(core, clock, "r.", count=2, topics=("leakage-basics",))
     alice = (await ensure_user(db, ALICE, clock.now())).id
     message = history_message(bank, await history(db, bank, alice), "en")
     [table] = [block for block in message.blocks if isinstance(block, Table)]

@@ -6,6 +6,8 @@ import pytest
 
 from bot.schedule.clock import ManualClock
 from bot.domain import LETTERS, ChatRef, InterviewFilters, UserRef
+from bot.core import Core
+from tests.fakes import click
 from bot.interview.engine import Delivery, InterviewEngine
 from bot.review.cards import DAY_S, MIN_EASE, ReviewCard, schedule
 from bot.store import Database
@@ -163,7 +165,7 @@ def wrong_letter(delivery: Delivery) -> str:
     return next(LETTERS[p] for p, i in enumerate(delivery.asked.option_order) if i != delivery.question.correct_index)
 
 
-async def test_missed_interview_questions_come_back_for_review(engine: InterviewEngine, db: Database,
+async def test_missed_interview_questions_come_back_for_review(core: Core, engine: InterviewEngine, db: Database,
                                                                clock: ManualClock) -> None:
     """How the engine wires it: each recorded answer moves its card (here replayed from the store)."""
     delivery = await engine.start(ALICE, ChatRef("test", "dm"), InterviewFilters(count=4))
@@ -174,7 +176,7 @@ async def test_missed_interview_questions_come_back_for_review(engine: Interview
         letter = wrong_letter(delivery) if delivery.number % 2 else right
         if letter != right:
             missed.append(delivery.question.id)
-        delivery = (await engine.answer(ALICE, answer_token(delivery.asked.id, letter))).next
+        delivery = (await click(core, ALICE, ChatRef("test", "dm"), answer_token(delivery.asked.id, letter))).result.next
     rows = await db.fetch_all("""SELECT a.user_id, q.question_id, a.correct, a.latency_ms, a.answered_at
                                  FROM answers a JOIN asked_questions q ON q.id = a.asked_id ORDER BY a.id""")
     async with db.transaction() as connection:

@@ -8,12 +8,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.daily.service import DailyService
+from bot.core import Core
 from bot.domain import LETTERS, ChatRef, UserRef
 from bot.scores.boards import chat_board, groups_board, streaks
 from bot.store.people import find_chat
 from bot.tokens import answer_token
-from tests.fakes import RecordingPort
+from tests.fakes import RecordingPort, click
 
 TZ = "Europe/Istanbul"
 GROUP = ChatRef("test", "g", "group", "Group")
@@ -34,7 +34,9 @@ def test_streak_rules() -> None:
 async def _month(db, bank, clock, members: int = 14):
     """30 days of posts at 09:00; member i answers right on days where (day + i) % (i + 2) != 0, after i+1 s."""
     port = RecordingPort()
-    daily = DailyService(db, bank, clock, {"test": port}, random.Random(1))
+    core = Core(db, bank, clock, random.Random(1), scheduled=False)
+    core.add_port(port)
+    daily = core.daily
     clock.set(at("2026-06-01 08:00"))
     await daily.subscribe(GROUP, "09:00", TZ)
     expected: dict[str, dict] = {f"m{i}": {"points": 0, "right": 0, "answered": 0, "ms": 0} for i in range(members)}
@@ -54,7 +56,7 @@ async def _month(db, bank, clock, members: int = 14):
                 continue
             correct = (day + i) % (i + 2) != 0
             clock.set(at("2026-06-01 09:00") + day * 86400 + i + 1)
-            await daily.answer(UserRef("test", f"m{i}", f"M{i}"), GROUP, answer_token(asked_id, right if correct else wrong))
+            await click(core, UserRef("test", f"m{i}", f"M{i}"), GROUP, answer_token(asked_id, right if correct else wrong))
             cell = expected[f"m{i}"]
             cell["answered"] += 1
             cell["right"] += correct
@@ -119,7 +121,9 @@ async def test_streaks_over_the_month(db, bank, clock) -> None:
 @pytest.mark.parametrize("minimum, expected_groups", [(3, 2), (5, 1)])
 async def test_groups_board_ranks_by_mean_points_per_active_member(db, bank, clock, minimum, expected_groups) -> None:
     port = RecordingPort()
-    daily = DailyService(db, bank, clock, {"test": port}, random.Random(2))
+    core = Core(db, bank, clock, random.Random(2), scheduled=False)
+    core.add_port(port)
+    daily = core.daily
     clock.set(at("2026-06-03 08:00"))
     sizes = {"small": 3, "large": 6, "tiny": 2}
     for name in sizes:
@@ -130,8 +134,8 @@ async def test_groups_board_ranks_by_mean_points_per_active_member(db, bank, clo
         token = message.buttons[0][0].token
         for i in range(sizes[chat_id]):
             try:
-                await daily.answer(UserRef("test", f"{chat_id}{i}", f"{chat_id}{i}"), ChatRef("test", chat_id, "group"),
-                                   token)
+                await click(core, UserRef("test", f"{chat_id}{i}", f"{chat_id}{i}"), ChatRef("test", chat_id, "group"),
+                            token)
             except Exception:
                 pass
     rows = await groups_board(db, clock.now(), minimum=minimum)

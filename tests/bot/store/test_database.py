@@ -120,7 +120,7 @@ async def test_moving_a_chat_onto_a_known_id_merges_the_two(db: Database) -> Non
 
     old = await ensure_chat(db, ChatRef("telegram", "-1", "group"), 1.0)
     new = await ensure_chat(db, ChatRef("telegram", "-1001", "group"), 1.0)  # someone used the supergroup first
-    await save_subscription(db, old.id, "09:00", "UTC", None, None, None, 3600, 1.0)
+    await save_subscription(db, old.id, "09:00", "UTC", None, None, None, 3600, 1.0, 32400.0)
     await create_post(db, old.id, "fx-001", (0, 1, 2, 3), "scheduled", "2026-05-04", 10.0, 1.0)
     await create_post(db, new.id, "fx-002", (0, 1, 2, 3), "scheduled", "2026-05-04", 10.0, 1.0)
     await move_chat(db, "telegram", "-1", "-1001")

@@ -1,0 +1,95 @@
+"""The one timer: one tick at a time, re-armed at the store's earliest moment, poked awake at once."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.schedule.clock import ManualClock
+from bot.schedule.timer import Timer
+
+
+async def _until(condition, seconds: float = 5.0) -> None:
+    for _ in range(int(seconds / 0.01)):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("timed out")
+
+
+async def test_ticks_at_start_then_waits_for_the_next_moment_and_wakes_when_poked() -> None:
+    clock = ManualClock(1000.0)
+    moments: list[float | None] = [clock.now() + 30]
+    ticks: list[float] = []
+
+    async def tick() -> None:
+        ticks.append(clock.now())
+
+    async def next_moment() -> float | None:
+        return moments[0]
+
+    timer = Timer(tick, next_moment, clock)
+    timer.start()
+    try:
+        await _until(lambda: len(ticks) == 1)
+        assert await timer.delay() == 30
+        moments[0] = clock.now() + 3600
+        assert await timer.delay() == 60, "never longer than the sweep"
+        await asyncio.sleep(0.1)
+        assert len(ticks) == 1, "nothing is due yet: no second tick"
+        moments[0] = clock.now()  # something became due now
+        timer.poke()
+        await _until(lambda: len(ticks) == 2)
+    finally:
+        await timer.stop()
+
+
+async def test_one_tick_at_a_time_and_a_poke_during_a_tick_runs_once_more() -> None:
+    clock = ManualClock(1000.0)
+    running, most, count = 0, 0, 0
+    release = asyncio.Event()
+
+    async def tick() -> None:
+        nonlocal running, most, count
+        running += 1
+        most = max(most, running)
+        count += 1
+        if count == 1:
+            await release.wait()
+        running -= 1
+
+    async def next_moment() -> float | None:
+        return None
+
+    timer = Timer(tick, next_moment, clock)
+    timer.start()
+    try:
+        await _until(lambda: count == 1)
+        for _ in range(5):
+            timer.poke()
+            await asyncio.sleep(0.02)
+        release.set()
+        await _until(lambda: count == 2)
+        await asyncio.sleep(0.1)
+        assert most == 1 and count == 2
+    finally:
+        await timer.stop()
+
+
+async def test_an_overdue_moment_that_cannot_be_done_does_not_spin() -> None:
+    clock = ManualClock(1000.0)
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        ticks += 1
+
+    async def next_moment() -> float | None:
+        return clock.now() - 10  # stuck: due, but the tick cannot clear it
+
+    timer = Timer(tick, next_moment, clock)
+    timer.start()
+    try:
+        await asyncio.sleep(0.5)
+        assert ticks == 1
+    finally:
+        await timer.stop()
