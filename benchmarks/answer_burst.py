@@ -396,10 +396,9 @@ def one_hop_reads() -> Iterator[None]:
 @contextlib.contextmanager
 def cached_users() -> Iterator[None]:
     """Prototype: ensure_user remembers the people it has seen in this process (same name and locale),
-    so a click does not upsert and re-read its clicker twice. (A real cache would also be told about
-    /language; this one is for measuring.) Every clicker here is new, so one of the two still misses."""
-    import bot.core
-    import bot.daily.service
+    so a click does not read its clicker again. (A real cache would also be told about /language; this
+    one is for measuring.) Every clicker here is new, so the first click of each still misses."""
+    import bot.caller
     from bot.store import people
 
     original = people.ensure_user
@@ -411,11 +410,11 @@ def cached_users() -> Iterator[None]:
             seen[key] = await original(db, user, now)
         return seen[key]
 
-    bot.core.ensure_user = bot.daily.service.ensure_user = ensure_user  # type: ignore[assignment]
+    bot.caller.ensure_user = ensure_user  # type: ignore[assignment]
     try:
         yield
     finally:
-        bot.core.ensure_user = bot.daily.service.ensure_user = original  # type: ignore[assignment]
+        bot.caller.ensure_user = original  # type: ignore[assignment]
 
 
 PROTOTYPES = {

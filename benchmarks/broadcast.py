@@ -1,336 +1,187 @@
-"""Daily broadcast: one daily question to many group chats through the core's run_due and the real
-TelegramPort, against a fake Bot API server that enforces Telegram's overall flood limit; beside PTB's
-AIORateLimiter doing the same job on the same server in the same run.
+"""Daily broadcast storm, measured on the shipped process: N groups subscribed for the same minute,
+the real `interview-bot telegram` started against a fake Bot API that enforces Telegram's 30
+messages per sliding second, and every post counted at the server.
 
-Why: at the daily post time every subscribed chat is due at once. Telegram allows a bot about 30
-messages a second overall and answers 429 (retry_after) beyond that; a 429 costs a wait, and too many
-can get a bot limited for longer. The goal is to use the limit (>= 0.95 of it) without one 429.
+Why: 09:00 is popular. Round 1 measured `run_due()` called once and never saw what the running bot
+did around it (a job per subscription, each a whole tick: 1,000 groups at one minute posted their
+first message 383 s late and grew the process to 4.29 GB). This benchmark measures the process as
+shipped: start-up, the timer, the broadcast, the port's pacing, the store.
 
-The server (benchmarks/fake_telegram.py, its own process) counts messages in every sliding window of
-1 s and refuses the (limit+1)-th with 429 and retry_after: the strictest reading of "30 messages per
-second". Time is scaled down by raising the limit on both sides by the same factor SCALE_FACTOR: the
-server allows 30 x SCALE_FACTOR messages per second, the port's Pacing overall is (30 x SCALE_FACTOR,
-1 s), the DailyService's broadcast rate (port.posts_per_second, 25 for Telegram) becomes 25 x
-SCALE_FACTOR, and AIORateLimiter gets overall_max_rate = 30 x SCALE_FACTOR. The window stays 1 s, so
-each limiter's burst (its capacity, one window's worth) keeps the same size relative to the limit.
-
-  ours -- subscriptions for every chat (Core.subscribe), then DailyService.run_due() with the real
-          TelegramPort of adapters.telegram.app.build_application: each post is recorded, rendered and
-          sent (HTML and its answer buttons) through the port's pacer, and its message ref stored.
-  ptb  -- a bare Application built with rate_limiter=AIORateLimiter(overall_max_rate=..., max_retries=3)
-          sending the same message (text and keyboard) to the same chats, all at once (asyncio.gather).
-
-Figures: achieved rate = (messages accepted - 1) / (last acceptance - first), over the allowed rate
-(`rate_over_limit`), and over the rate the core is configured to broadcast at (25/30 of the limit);
-the number of 429 answers; the most messages the server saw in any 1 s window. The same run also
-measures both senders against the lenient model of the limit (a leaky bucket of the same capacity,
-which is what aiolimiter implements on the sending side), so the figures show how much depends on it.
+Figures, counted from the minute (not from the first send):
+  rate_over_limit -- posts accepted / (last acceptance - the minute) / 30;
+  http_429        -- 429 answers the server gave;
+  rss_mb          -- the bot process's peak resident memory (VmHWM), start-up included;
+  first_post_late_s, posted, duplicates (a chat posted twice), seconds.
+Beside it, the baseline: a bare python-telegram-bot Application with AIORateLimiter sending the same
+message to a sample of the chats at once (its rate counted from its first request).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import math
-import random
-import shutil
+import os
+import signal
+import sys
 import time
-from bisect import bisect_left
-from contextlib import contextmanager
-from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 from telegram.constants import ParseMode
 from telegram.ext import AIORateLimiter, ApplicationBuilder
 
-from benchmarks.fake_telegram import ServerProcess
+from benchmarks.fake_telegram import ROOT, ServerProcess
 from benchmarks.figures import Figure
 from benchmarks.sizes import scaled, temporary_folder
-from bot.bank import load_bank
-from bot.schedule.clock import ManualClock
-from bot.core import Core
-from bot.domain import ChatRef
 from bot.store import Database
 
 NAME = "broadcast"
 GOAL_RATE = 0.95
+TELEGRAM_LIMIT = 30  # messages in any sliding second, as the fake enforces it
+CHATS_QUICK, CHATS_FULL = 2_000, 10_000
+BASELINE_CHATS = 600
+LEAD_SECONDS = 20  # the minute is at least this far ahead when the process starts
+FIRST_CHAT = -1_001_000_000_000
 FIGURES = (
     Figure("rate_over_limit", "", at_least=GOAL_RATE),
     Figure("http_429", "", at_most=0),
-    Figure("ours.rate_over_configured", ""),
-    Figure("ours.messages_per_s", "/s"),
-    Figure("ours.max_in_1s_window", ""),
-    Figure("ptb.rate_over_limit", ""),
-    Figure("ptb.http_429", ""),
-    Figure("ptb.failed", ""),
-    Figure("evenly_paced_prototype.rate_over_limit", ""),
-    Figure("evenly_paced_prototype.http_429", ""),
-    Figure("unscaled_check.rate_over_limit", ""),
-    Figure("unscaled_check.http_429", ""),
-    Figure("bucket_model.ours.rate_over_limit", ""),
-    Figure("bucket_model.ours.http_429", ""),
-    Figure("bucket_model.ptb.rate_over_limit", ""),
-    Figure("bucket_model.ptb.http_429", ""),
-    Figure("capacity.ours_messages_per_s", "/s"),
+    Figure("rss_mb", "MB", at_most=200),
+    Figure("first_post_late_s", "s"),
+    Figure("duplicates", "", at_most=0),
+    Figure("baseline.rate_over_limit", ""),
+    Figure("baseline.http_429", ""),
 )
-
-TELEGRAM_LIMIT = 30  # messages per second, overall
-CHATS_FULL, CHATS_QUICK = 2000, 400
-SCALE_FACTOR_FULL, SCALE_FACTOR_QUICK = 5, 3
-UNSCALED_CHATS = 300  # full run only: ours at the real limit, to check what scaling changes
-EVEN_SHARE = 0.97  # the prototype paces one message every 1 / (0.97 x limit) s: ~30 ms of slack per window for jitter
-POST_AT = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc).timestamp()  # a Monday, 09:00 UTC
-FIRST_CHAT = -1_002_000_000_000
-SEED = 20_260_702
-
-
-class EvenPacer:
-    """Prototype, not the bot's code: one message every `interval` seconds, never a burst.
-
-    Callers go one at a time (a lock, first come first served); each waits for its slot, and the next
-    slot is `interval` after this one. A caller that wakes a little late (the event loop's timers are
-    about a millisecond late) keeps the timeline, so the lateness does not add up; one that wakes more
-    than `tolerance` late (the loop was busy) moves the timeline instead of sending the missed slots
-    at once. So no window of 1 s ever holds more than 1 + (1 + tolerance) / interval messages.
-    It has the `acquire()` the port's Pacer awaits."""
-
-    def __init__(self, interval: float) -> None:
-        self.interval = interval
-        self.tolerance = interval / 4
-        self.next_slot = 0.0
-        self.lock = asyncio.Lock()
-
-    async def acquire(self) -> None:
-        loop = asyncio.get_running_loop()
-        async with self.lock:
-            wait = self.next_slot - loop.time()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            self.next_slot = max(self.next_slot, loop.time() - self.tolerance) + self.interval
-
-
-@contextmanager
-def quiet(*names: str) -> Iterator[None]:
-    """The port and PTB log each 429 and retry; hundreds of them would bury the table."""
-    loggers = [logging.getLogger(name) for name in names]
-    levels = [logger.level for logger in loggers]
-    for logger in loggers:
-        logger.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        for logger, level in zip(loggers, levels):
-            logger.setLevel(level)
 
 
 def chat_ids(count: int) -> list[int]:
     return [FIRST_CHAT - index for index in range(count)]
 
 
-async def subscribe_all(path: Path, count: int) -> None:
-    """A store file whose `count` group chats are all subscribed (Core.subscribe) for 09:00 UTC."""
-    core = Core(await Database.open(path), load_bank(None), ManualClock(POST_AT - 600), random.Random(SEED),
-                scheduled=False)
+def the_minute(lead: float = LEAD_SECONDS) -> datetime:
+    """The next whole UTC minute at least `lead` seconds ahead."""
+    moment = datetime.now(timezone.utc) + timedelta(seconds=lead + 60)
+    return moment.replace(second=0, microsecond=0)
+
+
+async def subscribe_all(path: Path, count: int, minute: datetime) -> None:
+    """A store file with `count` Telegram groups subscribed for `minute` UTC, as admins would leave it
+    (the next post instant is left for the bot to compute at start, as after an upgrade)."""
+    database = await Database.open(path)
+    now = time.time()
     try:
-        for chat_id in chat_ids(count):
-            await core.subscribe(ChatRef("telegram", str(chat_id), "group", f"Group {chat_id}"), "09:00", "UTC")
+        async with database.transaction() as connection:
+            await connection.executemany(
+                "INSERT INTO chats (platform, platform_chat_id, kind, title, created_at) VALUES ('telegram', ?, 'group', ?, ?)",
+                [(str(chat_id), f"Group {chat_id}", now) for chat_id in chat_ids(count)])
+            await connection.execute(
+                """INSERT INTO subscriptions (chat_id, post_time, timezone, reveal_after_s, active, created_at, updated_at)
+                   SELECT id, ?, 'UTC', 43200, 1, ?, ? FROM chats""", (minute.strftime("%H:%M"), now, now))
     finally:
-        await core.close()  # the last connection: the WAL is checkpointed into the file, which can be copied
+        await database.close()
 
 
-async def due_core(template: Path, path: Path) -> Core:
-    """A core over a copy of the subscribed file, one minute after the post time: every chat is due."""
-    shutil.copyfile(template, path)
-    return Core(await Database.open(path), load_bank(None), ManualClock(POST_AT + 60), random.Random(SEED),
-                scheduled=False)
+def peak_rss_mb(pid: int) -> tuple[float, float]:
+    """(current, peak) resident memory of a process in MB, from /proc."""
+    values = {}
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith(("VmRSS:", "VmHWM:")):
+                values[line.split(":")[0]] = int(line.split()[1]) / 1024
+    return values.get("VmRSS", 0.0), values.get("VmHWM", 0.0)
 
 
-def window_peak(times: list[float], window: float = 1.0) -> int:
-    """The most acceptances within any `window` seconds (sorted times)."""
-    best = 0
-    for index, moment in enumerate(times):
-        best = max(best, index - bisect_left(times, moment - window + 1e-9) + 1)
-    return best
+async def storm(server: ServerProcess, folder: Path, count: int, catch_up: bool = False) -> dict[str, Any]:
+    """The real process, `count` groups due at one minute; figures counted at the server from the minute.
 
-
-def ceiling(messages: int, limit: float, model: str) -> float | None:
-    """rate_over_limit of the fastest sender the server would never refuse, for this many messages:
-    above 1 because a first window's worth may go at once (None when all fit in that burst)."""
-    if model == "bucket":
-        fastest = (messages - limit) / limit  # `limit` at once, then one every 1/limit s
-    else:
-        fastest = (math.ceil(messages / limit) - 1) * 1.0  # `limit` at the start of each 1 s window
-    return round((messages - 1) / fastest / limit, 3) if fastest > 0 else None
-
-
-def rate_figures(sends: dict[str, Any], limit: float, seconds: float, model: str = "window") -> dict[str, Any]:
+    With `catch_up` (tiny smoke runs) the minute is the one just begun: the bot posts at start, as after
+    a restart within the grace window, and nobody waits for the next minute."""
+    minute = datetime.now(timezone.utc).replace(second=0, microsecond=0) if catch_up else the_minute()
+    path = folder / f"storm-{count}.sqlite3"
+    await subscribe_all(path, count, minute)
+    await server.post("/reset", {"limit": {"count": TELEGRAM_LIMIT, "window": 1.0, "model": "window"}})
+    environment = {**os.environ, "TELEGRAM_BOT_TOKEN": server.token, "INTERVIEW_BOT_DB": str(path),
+                   "INTERVIEW_BOT_LOG_LEVEL": "WARNING"}
+    log_path = folder / f"storm-{count}.log"
+    with open(log_path, "wb") as log_file:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", "telegram", "--base-url", server.base_url, cwd=ROOT, env=environment,
+            stdout=log_file, stderr=asyncio.subprocess.STDOUT)
+        minute_mono = time.monotonic() + (minute.timestamp() - time.time())  # the server stamps with monotonic
+        deadline = minute_mono + count / TELEGRAM_LIMIT * 2 + 120
+        sends: dict[str, Any] = {"sent": [], "rejected": []}
+        rss_samples: list[float] = []
+        try:
+            while time.monotonic() < deadline and process.returncode is None:
+                await asyncio.sleep(1.0)
+                rss_samples.append(peak_rss_mb(process.pid)[0])
+                sends = await server.get("/sends")
+                if len({chat for _, chat in sends["sent"]}) >= count and time.monotonic() > minute_mono:
+                    await asyncio.sleep(3)  # a duplicate would arrive now
+                    sends = await server.get("/sends")
+                    break
+            peak = peak_rss_mb(process.pid)[1] if process.returncode is None else max(rss_samples, default=0.0)
+        finally:
+            if process.returncode is None:
+                process.send_signal(signal.SIGTERM)
+                try:
+                    await asyncio.wait_for(process.wait(), 15)
+                except TimeoutError:
+                    process.kill()
+                    await process.wait()
     times = sorted(moment for moment, _ in sends["sent"])
     chats = [chat for _, chat in sends["sent"]]
-    span = times[-1] - times[0] if len(times) > 1 else 0.0
-    rate = (len(times) - 1) / span if span > 0 else 0.0
-    return {"messages": len(times), "distinct_chats": len(set(chats)), "seconds": round(seconds, 3),
-            "send_span_s": round(span, 3), "messages_per_s": round(rate, 1),
-            "rate_over_limit": round(rate / limit, 3), "http_429": len(sends["rejected"]),
-            "max_in_1s_window": window_peak(times), "ceiling_rate_over_limit": ceiling(len(times), limit, model),
-            "server_cpu_s": round(sends["server_cpu_s"], 2)}
+    last = times[-1] if times else minute_mono
+    span = last - minute_mono
+    tracebacks = log_path.read_text(encoding="utf-8", errors="replace").count("Traceback")
+    return {
+        "chats": count, "posted": len(set(chats)), "duplicates": len(chats) - len(set(chats)),
+        "http_429": len(sends["rejected"]), "seconds_from_minute": round(span, 2),
+        "first_post_late_s": round(times[0] - minute_mono, 3) if times else None,
+        "rate_over_limit": round(len(times) / span / TELEGRAM_LIMIT, 3) if span > 0 else 0.0,
+        "rss_mb": round(peak, 1), "rss_mb_at_end": round(rss_samples[-1], 1) if rss_samples else None,
+        "tracebacks_in_log": tracebacks, "exit_code": process.returncode,
+    }
 
 
-async def ours(server: ServerProcess, folder: Path, template: Path, factor: int, model: str,
-               evenly: bool = False) -> dict[str, Any]:
-    """run_due through the real TelegramPort, everything scaled by `factor`. With `evenly` (a prototype,
-    not the bot's code): the port's overall pacer is an EvenPacer (one message every 1 / (EVEN_SHARE x
-    limit) s, no burst) and the DailyService broadcasts at the full limit, leaving the pacing to it."""
-    from adapters.telegram.app import build_application
-    from adapters.telegram.delivery import Pacing
-
-    limit = TELEGRAM_LIMIT * factor
-    core = await due_core(template, folder / f"broadcast-{model}-{'even' if evenly else 'shipped'}.sqlite3")
-    application = build_application(core, server.token, base_url=server.base_url,
-                                    pacing=Pacing(overall=(limit, 1.0)))
-    port = core.ports["telegram"]
-    configured = port.posts_per_second * factor  # type: ignore[attr-defined]
-    if evenly:
-        port.pacer.overall = EvenPacer(1.0 / (EVEN_SHARE * limit))  # type: ignore[attr-defined]
-        configured = limit
-    port.posts_per_second = configured  # type: ignore[attr-defined]  # the instance only: 25/s x factor
-    try:
-        await application.initialize()
-        await server.post("/reset", {"limit": {"count": limit, "window": 1.0, "model": model}})
-        started = time.perf_counter()
-        with quiet("adapters", "bot"):
-            summary = await core.daily.run_due()
-        seconds = time.perf_counter() - started
-        figures = rate_figures(await server.get("/sends"), limit, seconds, model)
-        states = await core.db.fetch_all("SELECT state, count(*) AS n FROM daily_posts GROUP BY state")
-        [sample] = (await server.get("/messages", chat_id=chat_ids(1)[0]))[:1] or [None]
-    finally:
-        await application.shutdown()
-        await core.close()
-    figures.update(posted=summary.posted, failed=summary.failed, post_states={row["state"]: row["n"] for row in states},
-                   configured_per_s=configured, rate_over_configured=round(figures["messages_per_s"] / configured, 3))
-    return {**figures, "sample": sample}
-
-
-async def ptb(server: ServerProcess, count: int, factor: int, model: str, sample: dict[str, Any]) -> dict[str, Any]:
-    """The same messages through a bare PTB bot with AIORateLimiter, all sends started at once."""
-    from telegram import InlineKeyboardMarkup
-
-    limit = TELEGRAM_LIMIT * factor
-    limiter = AIORateLimiter(overall_max_rate=limit, overall_time_period=1, max_retries=3)
-    application = ApplicationBuilder().token(server.token).base_url(server.base_url).rate_limiter(limiter).build()
-    markup = InlineKeyboardMarkup.de_json(sample["markup"], application.bot) if sample["markup"] else None
+async def baseline(server: ServerProcess, count: int) -> dict[str, Any]:
+    """A bare PTB bot with AIORateLimiter(30/s, max_retries=3) sending one message to `count` chats at once."""
+    application = (ApplicationBuilder().token(server.token).base_url(server.base_url)
+                   .rate_limiter(AIORateLimiter(overall_max_rate=TELEGRAM_LIMIT, overall_time_period=1, max_retries=3))
+                   .build())
     await application.initialize()
     try:
-        await server.post("/reset", {"limit": {"count": limit, "window": 1.0, "model": model}})
-        started = time.perf_counter()
-        with quiet("telegram", "httpx"):
-            outcomes = await asyncio.gather(*(application.bot.send_message(chat_id, sample["html"], parse_mode=ParseMode.HTML,
-                                                                           reply_markup=markup)
-                                              for chat_id in chat_ids(count)), return_exceptions=True)
-        seconds = time.perf_counter() - started
-        figures = rate_figures(await server.get("/sends"), limit, seconds, model)
-    finally:
-        await application.shutdown()
-    failures = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
-    figures.update(failed=len(failures), failure_kinds=sorted({type(f).__name__ for f in failures}),
-                   settings=f"AIORateLimiter(overall_max_rate={limit}, overall_time_period=1, max_retries=3)")
-    return figures
-
-
-async def capacity(server: ServerProcess, folder: Path, template: Path) -> dict[str, Any]:
-    """How fast ours posts with no limit anywhere (pacing and broadcast rate out of the way): the scale
-    factor must keep the limit well below this, or the figure would measure the CPU, not the pacing."""
-    from adapters.telegram.app import build_application
-    from adapters.telegram.delivery import Pacing
-
-    core = await due_core(template, folder / "capacity.sqlite3")
-    application = build_application(core, server.token, base_url=server.base_url,
-                                    pacing=Pacing(overall=(100_000, 1.0), group=(100_000, 1.0)))
-    core.ports["telegram"].posts_per_second = 100_000  # type: ignore[attr-defined]
-    try:
-        await application.initialize()
-        await server.post("/reset", {})
-        started = time.perf_counter()
-        await core.daily.run_due()
-        seconds = time.perf_counter() - started
+        await server.post("/reset", {"limit": {"count": TELEGRAM_LIMIT, "window": 1.0, "model": "window"}})
+        logging.getLogger("telegram").setLevel(logging.CRITICAL)
+        outcomes = await asyncio.gather(*(application.bot.send_message(chat_id, "<b>Question</b> of the day",
+                                                                       parse_mode=ParseMode.HTML)
+                                          for chat_id in chat_ids(count)), return_exceptions=True)
         sends = await server.get("/sends")
     finally:
         await application.shutdown()
-        await core.close()
-    figures = rate_figures(sends, 1, seconds)
-    return {"messages": figures["messages"], "seconds": round(seconds, 3),
-            "ours_messages_per_s": round(figures["messages"] / seconds, 1)}
-
-
-def notes_for(result: dict[str, Any]) -> list[str]:
-    o, p, e, factor = result["ours"], result["ptb"], result["evenly_paced_prototype"], result["scale_factor"]
-    limit = TELEGRAM_LIMIT * factor
-    notes = [
-        f"limit scaled x{factor}: {limit}/s on the server (sliding 1 s window), Pacing overall ({limit}, 1 s), "
-        f"broadcast rate (port.posts_per_second) {o['configured_per_s']:g}/s, AIORateLimiter {limit}/s; ours with "
-        f"no limit at all posts {result['capacity']['ours_messages_per_s']:g}/s. " + (
-            f"A sender that never gets a 429 can reach at most {o['ceiling_rate_over_limit']} of the limit with "
-            f"{o['messages']} messages (a first window's worth may go at once)." if o["ceiling_rate_over_limit"]
-            else "All messages fit in one window's burst: the rates mean nothing at this size."),
-        f"ours: {o['messages_per_s']:g}/s = {o['rate_over_limit']:.2f} of the limit (30/s x {factor}) and "
-        f"{o['rate_over_configured']:.2f} of its configured broadcast rate (25/s x {factor}); "
-        f"{o['http_429']} x 429; up to {o['max_in_1s_window']} messages in one 1 s window (limit {limit}).",
-        "why: the DailyService's AsyncLimiter(posts_per_second, 1) and the port's AsyncLimiter(30, 1) are leaky "
-        "buckets whose capacity is a whole second's worth: both let a second's worth go at once, then the steady "
-        "rate, so the first second carries up to 25 + 25 = 50 messages where 30 are allowed; the surplus is "
-        "refused (429), waits its retry_after and goes again. After that the 25/s headroom (0.83 of the limit) "
-        "caps the rate.",
-        f"PTB AIORateLimiter: {p['messages_per_s']:g}/s = {p['rate_over_limit']:.2f} of the limit; {p['http_429']} x 429 "
-        f"(each pauses every send for retry_after + 0.1 s); {p['failed']} sends failed after 3 retries; up to "
-        f"{p['max_in_1s_window']} in one window.",
-        f"prototype (not the bot's code): the port's overall pacer replaced by an even pacer (one message every "
-        f"1/({EVEN_SHARE:g} x {limit}) s on a fixed timeline, no burst) and the broadcast at the full limit: "
-        f"{e['rate_over_limit']:.2f} of the limit, {e['http_429']} x 429.",
-    ]
-    if "unscaled_check" in result:
-        u = result["unscaled_check"]
-        notes.append(f"at Telegram's real limit (x1, {u['messages']} chats): ours {u['messages_per_s']:g}/s = "
-                     f"{u['rate_over_limit']:.2f} of 30/s, {u['http_429']} x 429, up to {u['max_in_1s_window']} in one window.")
-    if "bucket_model" in result:
-        b = result["bucket_model"]
-        notes.append(f"against the lenient model (a leaky bucket of capacity {limit}, as aiolimiter sends): ours "
-                     f"{b['ours']['rate_over_limit']:.2f} of the limit with {b['ours']['http_429']} x 429, PTB "
-                     f"{b['ptb']['rate_over_limit']:.2f} with {b['ptb']['http_429']} x 429"
-                     + (f" (a sender never refused by this model reaches at most {b['ours']['ceiling_rate_over_limit']})."
-                        if b["ours"]["ceiling_rate_over_limit"] else "."))
-    return notes
+    times = sorted(moment for moment, _ in sends["sent"])
+    span = times[-1] - times[0] if len(times) > 1 else 0.0
+    return {"chats": count, "posted": len(times), "http_429": len(sends["rejected"]),
+            "failed": sum(isinstance(outcome, BaseException) for outcome in outcomes),
+            "rate_over_limit": round((len(times) - 1) / span / TELEGRAM_LIMIT, 3) if span > 0 else 0.0}
 
 
 async def run(quick: bool) -> dict[str, Any]:
     count = scaled(CHATS_QUICK if quick else CHATS_FULL, minimum=10)
-    factor = SCALE_FACTOR_QUICK if quick else SCALE_FACTOR_FULL
     with temporary_folder("broadcast") as folder:
-        template = folder / "subscribed.sqlite3"
-        await subscribe_all(template, count)
         async with ServerProcess() as server:
-            result: dict[str, Any] = {"chats": count, "scale_factor": factor,
-                                      "limit_per_s": TELEGRAM_LIMIT * factor,
-                                      "server_limit": "sliding window: at most limit messages in any 1 s, else 429"}
-            result["capacity"] = await capacity(server, folder, template)
-            result["ours"] = await ours(server, folder, template, factor, "window")
-            sample = result["ours"].pop("sample")
-            result["ptb"] = await ptb(server, count, factor, "window", sample)
-            result["evenly_paced_prototype"] = await ours(server, folder, template, factor, "window", evenly=True)
-            result["evenly_paced_prototype"].pop("sample")
-            if not quick:
-                # the scaling checked once at Telegram's real limit: 30/s, broadcast 25/s, fewer chats
-                real = folder / "real.sqlite3"
-                await subscribe_all(real, scaled(UNSCALED_CHATS, minimum=10))
-                result["unscaled_check"] = await ours(server, folder, real, 1, "window")
-                result["unscaled_check"].pop("sample")
-                bucket_ours = await ours(server, folder, template, factor, "bucket")
-                bucket_ours.pop("sample")
-                result["bucket_model"] = {"ours": bucket_ours,
-                                          "ptb": await ptb(server, count, factor, "bucket", sample)}
-    result["rate_over_limit"] = result["ours"]["rate_over_limit"]
-    result["http_429"] = result["ours"]["http_429"]
+            result = await storm(server, folder, count, catch_up=count < 100)
+            result["baseline"] = await baseline(server, scaled(BASELINE_CHATS, minimum=10))
     result["goal_rate_over_limit"] = GOAL_RATE
-    result["notes"] = notes_for(result)
+    b = result["baseline"]
+    result["notes"] = [
+        f"the real `interview-bot telegram` process, {count} groups subscribed for one minute, the fake Bot API "
+        f"enforcing {TELEGRAM_LIMIT} messages in any sliding second: {result['posted']} posted "
+        f"({result['duplicates']} twice), first {result['first_post_late_s']} s after the minute, "
+        f"{result['rate_over_limit']} of the limit counted from the minute, {result['http_429']} x 429, "
+        f"peak RSS {result['rss_mb']} MB.",
+        f"baseline, a bare PTB bot with AIORateLimiter({TELEGRAM_LIMIT}/s, max_retries=3) sending to {b['chats']} "
+        f"chats at once: {b['rate_over_limit']} of the limit from its first send, {b['http_429']} x 429, "
+        f"{b['failed']} failed.",
+    ]
     return result

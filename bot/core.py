@@ -1,73 +1,45 @@
-"""The core as adapters see it: one object per process, over one store, one bank and one scheduler.
+"""The one door into the core: adapters (the console included) call only this facade.
 
-Adapters call its use cases with platform-neutral people and chats (UserRef, ChatRef) and render the
-neutral Messages they get back. Outbound messages without a user event (daily posts, reveals,
-interview deadlines) go through the DeliveryPort each adapter registers.
+Each call resolves its `Caller` (user and chat records, the language) once and hands it to one
+feature's use cases: interviews (bot/interview), the daily question (bot/daily), boards
+(bot/scores), progress (bot/progress). Outbound messages without a user event (daily posts,
+reveals, interview deadlines) go through the DeliveryPort each adapter registers, when the one
+timer (bot/schedule/timer) finds them due in the store.
 """
 
 from __future__ import annotations
 
 import logging
 import random
-from dataclasses import dataclass
-from datetime import timedelta
 from pathlib import Path
 
 from bot.bank import load_bank
 from bot.bank.loader import Bank
-from bot.scores.view import board_message, groups_message
-from bot.progress.chart import draw_progress_chart
-from bot.schedule.clock import Clock, SystemClock
-from bot.daily.service import DEFAULT_REVEAL_AFTER, DailyService
-from bot.daily.view import subscription_message
-from bot.port import ChatGone, DeliveryError, DeliveryPort
+from bot.caller import Caller, resolve
+from bot.daily.service import DailyService
 from bot.domain import LETTERS, SENIORITIES, ChatRef, InterviewFilters, Report, UserRef
-from bot.interview.engine import AnswerResult, Delivery, InterviewEngine
 from bot.errors import AnswerRefused, UserError
-from bot.text.i18n import resolve_language, t
-from bot.schedule.localtime import zone
-from bot.text.messages import Message, Paragraph
-from bot.progress.stats import history, user_progress
-from bot.progress.view import chart_labels, history_message, progress_message, review_status_message
-from bot.interview.view import (feedback_message, question_message, report_message, result_message, topic_label,
-                                verdict)
+from bot.interview.engine import AnswerResult, InterviewEngine
+from bot.interview.service import InterviewService
+from bot.interview.view import topic_label
+from bot.port import DeliveryPort
+from bot.progress.service import ProgressService
+from bot.replies import ClickReply, Outgoing
+from bot.schedule.clock import Clock, SystemClock
 from bot.schedule.timer import Timer
-from bot.scores.boards import Period, chat_board, groups_board
+from bot.scores.boards import Period
+from bot.scores.service import ScoresService
 from bot.store import interviews as records
 from bot.store.database import Database
-from bot.store.people import (ensure_chat, ensure_user, find_chat, get_chat, move_chat, set_chat_language,
-                              set_user_language)
-from bot.store.review import due_count, next_due_at
+from bot.store.people import move_chat, set_chat_language, set_user_language
+from bot.text.i18n import t, user_error_text
+from bot.text.messages import Message, Paragraph
 from bot.tokens import parse_answer_token
 
 log = logging.getLogger(__name__)
 # What an adapter needs besides the facade: the neutral values it builds calls from and renders.
 __all__ = ["LETTERS", "SENIORITIES", "AnswerRefused", "ChatRef", "ClickReply", "Core", "InterviewFilters", "Message",
            "Outgoing", "Report", "UserError", "UserRef"]
-
-
-@dataclass(frozen=True)
-class Outgoing:
-    """A message to send; when it carries a question, report where it went with `Core.posted`."""
-
-    message: Message
-    asked_id: int | None = None
-    total: int | None = None  # an interview's number of questions, when this starts one
-
-
-@dataclass(frozen=True)
-class ClickReply:
-    """What a button click does: a pop-up for the clicker, maybe an edit of the clicked message, and more."""
-
-    popup: str
-    alert: bool = False
-    edit: Message | None = None
-    follow_ups: tuple[Outgoing, ...] = ()
-    counter: tuple[int, int] | None = None  # (asked id, answers so far) for a group question's counter
-    correct: bool | None = None  # the verdict of a recorded answer
-    refused: str | None = None  # why nothing was recorded (AnswerRefused.reason), for logs and tests
-    result: AnswerResult | None = None  # an interview answer's outcome, for the console's report
-    feedback: Message | None = None  # the verdict and explanation alone, for a place that keeps the question shown
 
 
 class Core:
@@ -80,13 +52,18 @@ class Core:
         self.rng = rng or random.Random()
         self.ports: dict[str, DeliveryPort] = {}
         self.engine = InterviewEngine(db, bank, self.clock, self.rng)
+        self.interviews = InterviewService(db, bank, self.clock, self.engine, self.ports, self._poke)
         self.daily = DailyService(db, bank, self.clock, self.ports, self.rng)
+        self.scores = ScoresService(db, self.clock)
+        self.progress_view = ProgressService(db, bank)
         self.timer = Timer(self.tick, self.daily.next_moment, self.clock) if scheduled else None
 
     @classmethod
     async def open(cls, db_path: Path, questions: Path | None = None, **options: object) -> Core:
         bank = load_bank([questions] if questions else None)
         return cls(await Database.open(db_path), bank, **options)  # type: ignore[arg-type]
+
+    # --- lifecycle and time -----------------------------------------------------------------------
 
     def add_port(self, port: DeliveryPort) -> None:
         """An adapter is ready to deliver: catch up at once on what waited for it (posts, reveals, deadlines)."""
@@ -98,13 +75,8 @@ class Core:
         if self.ports.get(port.platform) is port:
             del self.ports[port.platform]
 
-    async def move_chat(self, platform: str, old_id: str, new_id: str) -> None:
-        """The platform gave a chat a new id; everything the store holds for it follows (records merge)."""
-        await move_chat(self.db, platform, old_id, new_id)
-        log.info("%s chat %s moved to %s", platform, old_id, new_id)
-
     async def start(self) -> None:
-        """Catch up on what was missed while down, then schedule what comes next."""
+        """Catch up on what was missed while down, then wake for what comes next."""
         await self.daily.schedule_missing()
         if self.timer is not None:
             self.timer.start()  # its first tick catches up at once
@@ -119,30 +91,38 @@ class Core:
     async def tick(self) -> None:
         """Everything time-driven that is due now: posts, reveals, interview deadlines."""
         await self.daily.run_due()
-        await self.expire_interviews()
+        await self.interviews.expire()
 
-    # --- languages -------------------------------------------------------------------------------
+    def _poke(self) -> None:
+        """Something new is scheduled or deliverable: the timer re-reads the earliest due moment."""
+        if self.timer is not None:
+            self.timer.poke()
+
+    async def caller(self, user: UserRef | None = None, chat: ChatRef | None = None) -> Caller:
+        """The records and language of one event, resolved once."""
+        return await resolve(self.db, self.clock.now(), user, chat)
+
+    async def move_chat(self, platform: str, old_id: str, new_id: str) -> None:
+        """The platform gave a chat a new id; everything the store holds for it follows (records merge)."""
+        await move_chat(self.db, platform, old_id, new_id)
+        log.info("%s chat %s moved to %s", platform, old_id, new_id)
+
+    # --- words ----------------------------------------------------------------------------------------
 
     async def language(self, user: UserRef | None = None, chat: ChatRef | None = None) -> str:
-        """The language to answer in: the user's choice, the chat's, the platform locale, English."""
-        now = self.clock.now()
-        person = await ensure_user(self.db, user, now) if user else None
-        place = await find_chat(self.db, chat.platform, chat.platform_id) if chat else None
-        private = chat is None or chat.kind == "private"
-        chat_locale = (chat.locale if chat else None) or (place.locale if place else None)
-        return resolve_language(user=person.language if person and private else None,
-                                chat=place.language if place else None,
-                                locale=(user.locale if user else None) or chat_locale)
+        """The language to answer in: the user's choice (in a DM), the chat's, the platform locale, English.
+        It stores nothing: a refusal or a help text leaves no trace of who asked."""
+        return (await resolve(self.db, self.clock.now(), user, chat, create=False)).language
 
     async def set_language(self, language: str, user: UserRef | None = None, chat: ChatRef | None = None) -> str:
         """Set a user's (in a DM) or a chat's language; returns the confirmation text."""
         if language not in ("tr", "en"):
             raise UserError("language.unknown", language=language)
-        now = self.clock.now()
-        if chat is not None and chat.kind != "private":
-            await set_chat_language(self.db, (await ensure_chat(self.db, chat, now)).id, language)
-        elif user is not None:
-            await set_user_language(self.db, (await ensure_user(self.db, user, now)).id, language)
+        caller = await self.caller(user, chat)
+        if caller.chat is not None and not caller.private:
+            await set_chat_language(self.db, caller.chat.id, language)
+        elif caller.user is not None:
+            await set_user_language(self.db, caller.user.id, language)
         return t(language, "language.set")
 
     def topics(self, language: str) -> list[tuple[str, str]]:
@@ -150,175 +130,102 @@ class Core:
         return sorted(((name, topic_label(self.bank, name, language)) for name in self.bank.topics),
                       key=lambda pair: pair[1])
 
-    # --- interviews ------------------------------------------------------------------------------
+    def error_text(self, language: str, error: UserError) -> str:
+        """The one way a user's mistake becomes words, on every platform."""
+        return user_error_text(language, error)
+
+    def text(self, language: str, key: str, **values: object) -> Message:
+        """A one-paragraph message from the catalog, for adapters' simple replies."""
+        return Message((Paragraph(t(language, key, **values)),))
+
+    # --- interviews and reviews -------------------------------------------------------------------
 
     async def start_interview(self, user: UserRef, chat: ChatRef, filters: InterviewFilters) -> Outgoing:
-        delivery = await self.engine.start(user, chat, filters)
-        self._wake_for(delivery)
-        return Outgoing(question_message(self.bank, delivery), delivery.asked.id, delivery.total)
+        """A new interview; UserError (unknown topic, 1-30 questions, 10-600 s) on every platform alike."""
+        return await self.interviews.start(await self.caller(user, chat), filters)
 
     async def current_question(self, user: UserRef) -> Outgoing | None:
-        delivery = await self.engine.current(user)
-        return Outgoing(question_message(self.bank, delivery), delivery.asked.id) if delivery else None
+        return await self.interviews.current(await self.caller(user))
 
     async def stop_interview(self, user: UserRef) -> Message | None:
-        report = await self.engine.stop(user)
-        if report is None:
-            return None
-        interview = await records.get_interview(self.db, report.interview_id)
-        return report_message(self.bank, report, interview.language if interview else "en")
+        return await self.interviews.stop(await self.caller(user))
 
     async def latest_report(self, user: UserRef) -> Report | None:
         """The report of the user's latest interview, as data (the console's --json)."""
-        return await self.engine.latest_report(user)
+        return await self.interviews.latest_report(await self.caller(user))
+
+    async def review(self, user: UserRef, chat: ChatRef) -> Outgoing:
+        """Start a review of the due missed questions, or say when the next one is due."""
+        return await self.interviews.review(await self.caller(user, chat))
+
+    async def expire_interviews(self) -> list[AnswerResult]:
+        return await self.interviews.expire()
 
     async def posted(self, asked_id: int, ref: str) -> None:
         """Where an adapter posted a question, so that deadlines and reveals can edit it later."""
         await records.set_message_ref(self.db, asked_id, ref)
 
     async def click(self, user: UserRef, chat: ChatRef, token: str) -> ClickReply:
-        """A button press: an interview answer or a daily answer; a refusal pop-up records nothing."""
-        language = await self.language(user, ChatRef(chat.platform, chat.platform_id))
+        """A button press: an interview answer or a daily answer; a refusal pop-up records nothing.
+
+        The token is parsed and its asked question read once here; it counts only where it was asked."""
+        caller = await self.caller(user, chat)
         parsed = parse_answer_token(token)
         asked = await records.get_asked(self.db, parsed.asked_id) if parsed else None
         try:
             if parsed is None or asked is None:
                 raise AnswerRefused("unknown")
-            if asked.interview_id is None:
-                answer = await self.daily.answer_asked(user, chat, asked, parsed.letter)
-                return ClickReply(t(language, "daily.right" if answer.correct else "daily.wrong"),
-                                  counter=(answer.asked_id, answer.answered), correct=answer.correct)
-            result = await self.engine.answer_asked(user, asked, parsed.letter)
+            if asked.interview_id is not None:
+                return await self.interviews.answer(caller, asked, parsed.letter)
+            answer = await self.daily.answer(caller, asked, parsed.letter)
         except AnswerRefused as refused:
-            log.info("click refused (%s): user %s:%s token %r", refused.reason, user.platform, user.platform_id,
-                     token[:64])
-            return ClickReply(t(language, refused.message_key), alert=True, refused=refused.reason)
-        self._wake_for(result.next)
-        return ClickReply(verdict(result), edit=result_message(self.bank, result),
-                          follow_ups=self._after(result), correct=result.correct, result=result,
-                          feedback=feedback_message(result))
+            log.info("click refused (%s): user %s:%s chat %s token %r", refused.reason, user.platform,
+                     user.platform_id, chat.platform_id, token[:64])
+            return ClickReply(t(caller.language, refused.message_key), alert=True, refused=refused.reason)
+        return ClickReply(t(caller.language, "daily.right" if answer.correct else "daily.wrong"),
+                          counter=(answer.asked_id, answer.answered), correct=answer.correct)
 
-    def _after(self, result: AnswerResult) -> tuple[Outgoing, ...]:
-        if result.next is not None:
-            return (Outgoing(question_message(self.bank, result.next), result.next.asked.id),)
-        if result.report is not None:
-            return (Outgoing(report_message(self.bank, result.report, result.delivery.language)),)
-        return ()
-
-    def _wake_for(self, delivery: Delivery | None) -> None:
-        if delivery is not None and delivery.asked.deadline is not None:
-            self._poke()
-
-    def _poke(self) -> None:
-        """Something new is scheduled or deliverable: the timer re-reads the earliest due moment."""
-        if self.timer is not None:
-            self.timer.poke()
-
-    async def expire_interviews(self) -> list[AnswerResult]:
-        """Close interview questions past their deadline: edit them, send what follows."""
-        results = await self.engine.expire_overdue(platforms=set(self.ports))
-        for result in results:
-            chat = await get_chat(self.db, result.delivery.asked.chat_id)
-            port = self.ports.get(chat.platform) if chat else None
-            if chat is None or port is None:
-                continue
-            try:
-                ref = await records.message_ref(self.db, result.delivery.asked.id)
-                if ref is not None:
-                    await port.edit(chat, ref, result_message(self.bank, result))
-                for outgoing in self._after(result):
-                    new_ref = await port.send(chat, outgoing.message)
-                    if outgoing.asked_id is not None:
-                        await self.posted(outgoing.asked_id, new_ref)
-            except ChatGone:
-                async with self.db.transaction() as connection:
-                    await records.finish_interview(connection, result.delivery.interview_id or 0, "stopped",
-                                                   self.clock.now())
-                log.warning("chat %d gone during a timed interview: interview stopped", chat.id)
-            except DeliveryError as error:
-                log.error("chat %d: timeout delivery failed: %s", chat.id, error)
-            self._wake_for(result.next)
-        return results
-
-    # --- daily questions and boards ---------------------------------------------------------------
+    # --- the daily question and boards -------------------------------------------------------------
 
     async def subscribe(self, chat: ChatRef, post_time: str, timezone: str = "UTC", topic: str | None = None,
                         difficulty: int | None = None, weekdays: tuple[int, ...] | None = None,
                         reveal_after_hours: float | None = None) -> str:
         """Set the chat's daily question; UserError for a bad time, zone, topic or reveal window."""
-        reveal_after = DEFAULT_REVEAL_AFTER
-        if reveal_after_hours is not None:
-            if not 0.1 <= reveal_after_hours <= 48:
-                raise UserError("daily.bad_reveal", hours=reveal_after_hours)
-            reveal_after = timedelta(hours=reveal_after_hours)
-        subscription = await self.daily.subscribe(chat, post_time, timezone, topic, difficulty, weekdays, reveal_after)
+        caller = await self.caller(chat=chat)
+        subscription = await self.daily.subscribe(caller, post_time, timezone, topic, difficulty, weekdays,
+                                                  reveal_after_hours)
         self._poke()
-        language = await self.language(chat=chat)
-        return t(language, "daily.subscribed", time=subscription.post_time, timezone=subscription.timezone)
+        return t(caller.language, "daily.subscribed", time=subscription.post_time, timezone=subscription.timezone)
 
     async def unsubscribe(self, chat: ChatRef) -> str:
-        language = await self.language(chat=chat)
-        if not await self.daily.unsubscribe(chat):
-            return t(language, "daily.was_not_subscribed")
-        return t(language, "daily.unsubscribed")
+        caller = await self.caller(chat=chat)
+        done = await self.daily.unsubscribe(caller)
+        return t(caller.language, "daily.unsubscribed" if done else "daily.was_not_subscribed")
 
     async def daily_question(self, asked_id: int) -> Message | None:
         """A daily question as posted, with the current answer counter (for debounced counter edits)."""
         return await self.daily.question_view(asked_id)
 
     async def settings(self, chat: ChatRef) -> Message:
-        return subscription_message(self.bank, await self.daily.subscription(chat), await self.language(chat=chat))
+        return await self.daily.settings(await self.caller(chat=chat))
 
     async def post_daily_now(self, chat: ChatRef) -> bool:
         """Post a daily question in the chat now, through the platform's port; False if it failed."""
-        post = await self.daily.post_now(chat)
+        post = await self.daily.post_now(await self.caller(chat=chat))
         if post is not None:
-            self._poke()
+            self._poke()  # its reveal is the timer's next moment
         return post is not None and post.state in ("sent", "unknown")
 
     async def leaderboard(self, chat: ChatRef, user: UserRef | None, period: Period = "week") -> Message:
-        now = self.clock.now()
-        record = await ensure_chat(self.db, chat, now)
-        person = await ensure_user(self.db, user, now) if user else None
-        subscription = await self.daily.subscription(chat)
-        tz = zone(subscription.timezone) if subscription else None
-        board = await chat_board(self.db, record.id, period, now, tz or zone("UTC"),  # type: ignore[arg-type]
-                                 person.id if person else None)
-        return board_message(board, await self.language(chat=chat), person.id if person else None)
+        return await self.scores.leaderboard(await self.caller(user, chat), period)
 
     async def groups_leaderboard(self, language: str) -> Message:
-        return groups_message(await groups_board(self.db, self.clock.now()), language)
+        return await self.scores.groups(language)
 
-    # --- progress, history, review ----------------------------------------------------------------
+    # --- progress and history ---------------------------------------------------------------------
 
     async def progress(self, user: UserRef) -> Message:
-        """Accuracy per topic and level as text, with a PNG chart (drawn in a child process)."""
-        person = await ensure_user(self.db, user, self.clock.now())
-        progress = await user_progress(self.db, self.bank, person.id)
-        language = await self.language(user)
-        image = None
-        if progress.answered:
-            image = await draw_progress_chart(progress, language, chart_labels(self.bank, progress, language))
-        return progress_message(self.bank, progress, language, image)
+        return await self.progress_view.progress(await self.caller(user))
 
     async def history(self, user: UserRef) -> Message:
-        person = await ensure_user(self.db, user, self.clock.now())
-        return history_message(self.bank, await history(self.db, self.bank, person.id), await self.language(user))
-
-    async def review(self, user: UserRef, chat: ChatRef) -> Outgoing:
-        """Start a review of the due missed questions, or say when the next one is due."""
-        delivery = await self.engine.start_review(user, chat)
-        if delivery is not None:
-            self._wake_for(delivery)
-            return Outgoing(question_message(self.bank, delivery), delivery.asked.id)
-        person = await ensure_user(self.db, user, self.clock.now())
-        due = await due_count(self.db, person.id, self.clock.now(), known=self.bank.questions)
-        upcoming = await next_due_at(self.db, person.id, known=self.bank.questions)
-        return Outgoing(review_status_message(due, upcoming, await self.language(user)))
-
-    def error_text(self, language: str, error: UserError) -> str:
-        return t(language, error.key, **error.values)
-
-    def text(self, language: str, key: str, **values: object) -> Message:
-        """A one-paragraph message from the catalog, for adapters' simple replies."""
-        return Message((Paragraph(t(language, key, **values)),))
+        return await self.progress_view.history(await self.caller(user))

@@ -126,6 +126,14 @@ class ChatRef:
 
 
 @dataclass(frozen=True)
+class ChatAddress:
+    """Where a delivery port sends: the platform and its own id of the chat, nothing of the store."""
+
+    platform: str
+    platform_id: str
+
+
+@dataclass(frozen=True)
 class AskedQuestion:
     """One delivery of a question, with the option order shown (indices into the file's options)."""
 

@@ -14,3 +14,7 @@ SHORT_OPTION_MAX = 36  # longer options are listed in the message and the button
 CALLBACK_DATA_MAX_BYTES = 64  # Telegram callback_data
 CUSTOM_ID_MAX = 100  # Discord custom_id
 POPUP_TEXT_MAX = 200  # Telegram answerCallbackQuery text
+
+# A mock interview, the same on every platform (validated by the core, offered by every adapter).
+INTERVIEW_COUNT_MIN, INTERVIEW_COUNT_MAX = 1, 30
+TIME_LIMIT_MIN_S, TIME_LIMIT_MAX_S = 10, 600  # seconds per question of a timed interview

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from bot.text.messages import Message
-from bot.store.people import ChatRecord
+from bot.domain import ChatAddress
 
 
 class DeliveryError(Exception):
@@ -37,8 +37,8 @@ class DeliveryPort(Protocol):
     platform: str
     posts_per_second: float  # a broadcast's even pace: at (or just under) the platform's overall limit
 
-    async def send(self, chat: ChatRecord, message: Message) -> str:
+    async def send(self, chat: ChatAddress, message: Message) -> str:
         """Post a new message; returns a reference that `edit` understands. Retries only what is safe."""
 
-    async def edit(self, chat: ChatRecord, ref: str, message: Message) -> None:
+    async def edit(self, chat: ChatAddress, ref: str, message: Message) -> None:
         """Replace a posted message's content (buttons removed when `message` has none)."""

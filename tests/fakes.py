@@ -9,7 +9,7 @@ from bot.domain import ChatRef, UserRef
 from bot.errors import AnswerRefused
 from bot.port import DeliveryError
 from bot.text.messages import Message
-from bot.store.people import ChatRecord
+from bot.domain import ChatAddress
 
 
 @dataclass
@@ -22,14 +22,14 @@ class RecordingPort:
     edits: list[tuple[str, str, Message]] = field(default_factory=list)
     failures: dict[str, DeliveryError] = field(default_factory=dict)
 
-    async def send(self, chat: ChatRecord, message: Message) -> str:
-        if chat.platform_chat_id in self.failures:
-            raise self.failures.pop(chat.platform_chat_id)
-        self.sent.append((chat.platform_chat_id, message))
-        return f"{chat.platform_chat_id}/{len(self.sent)}"
+    async def send(self, chat: ChatAddress, message: Message) -> str:
+        if chat.platform_id in self.failures:
+            raise self.failures.pop(chat.platform_id)
+        self.sent.append((chat.platform_id, message))
+        return f"{chat.platform_id}/{len(self.sent)}"
 
-    async def edit(self, chat: ChatRecord, ref: str, message: Message) -> None:
-        self.edits.append((chat.platform_chat_id, ref, message))
+    async def edit(self, chat: ChatAddress, ref: str, message: Message) -> None:
+        self.edits.append((chat.platform_id, ref, message))
 
     def sent_to(self, chat_id: str) -> list[Message]:
         return [message for target, message in self.sent if target == chat_id]

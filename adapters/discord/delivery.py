@@ -16,7 +16,7 @@ import discord
 from adapters.discord.render import Part, render
 from bot.port import ChatGone, DeliveryError, DeliveryUnknown
 from bot.text.messages import Message
-from bot.store.people import ChatRecord
+from bot.domain import ChatAddress
 
 log = logging.getLogger(__name__)
 UNKNOWN_MESSAGE = 10008  # the message was deleted: an edit falls back to a new message
@@ -40,10 +40,10 @@ class DiscordPort:
     def __init__(self, client: discord.Client) -> None:
         self.client = client
 
-    def _channel(self, chat: ChatRecord) -> discord.PartialMessageable:
-        return self.client.get_partial_messageable(int(chat.platform_chat_id))
+    def _channel(self, chat: ChatAddress) -> discord.PartialMessageable:
+        return self.client.get_partial_messageable(int(chat.platform_id))
 
-    async def send(self, chat: ChatRecord, message: Message) -> str:
+    async def send(self, chat: ChatAddress, message: Message) -> str:
         """Post the message; the reference is the id of the (last) Discord message, which has the buttons."""
         sent: discord.Message | None = None
         for number, part in enumerate(render(message)):
@@ -53,12 +53,12 @@ class DiscordPort:
                 outcome = translate(error, sending=True)
                 if number and not isinstance(outcome, ChatGone):
                     outcome = DeliveryUnknown(f"part {number + 1} failed after part 1 was sent: {error}")
-                log.warning("channel %s: send failed: %s", chat.platform_chat_id, type(outcome).__name__)
+                log.warning("channel %s: send failed: %s", chat.platform_id, type(outcome).__name__)
                 raise outcome from error
         assert sent is not None
         return str(sent.id)
 
-    async def edit(self, chat: ChatRecord, ref: str, message: Message) -> None:
+    async def edit(self, chat: ChatAddress, ref: str, message: Message) -> None:
         """Replace the message (its counter and buttons too); a deleted message is posted anew."""
         first, *rest = render(message)
         counters = getattr(self.client, "counters", None)
@@ -71,7 +71,7 @@ class DiscordPort:
             if error.code != UNKNOWN_MESSAGE:
                 raise translate(error, sending=False) from error
             log.info("channel %s: message %s was deleted; posting the edit as a new message",
-                     chat.platform_chat_id, ref)
+                     chat.platform_id, ref)
             await self.send(chat, message)
             return
         except (discord.HTTPException, asyncio.TimeoutError, aiohttp.ClientError, OSError) as error:

@@ -20,7 +20,6 @@ from datetime import timedelta
 from typing import TypeVar
 
 import httpx
-from aiolimiter import AsyncLimiter
 from telegram import Bot
 from telegram import Message as TelegramMessage
 from telegram.constants import ParseMode
@@ -30,8 +29,8 @@ from telegram.warnings import PTBDeprecationWarning
 from adapters.telegram.render import Rendered, render
 from bot.port import ChatGone, ChatMoved, DeliveryError, DeliveryUnknown
 from bot.text.messages import Message
-from bot.schedule.pacing import EvenPacer
-from bot.store.people import ChatRecord
+from bot.schedule.pacing import SlidingWindow
+from bot.domain import ChatAddress
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -42,34 +41,36 @@ Sleep = Callable[[float], Awaitable[None]]
 class Pacing:
     """Flood limits as (messages, per seconds); tests shrink the periods instead of sleeping."""
 
-    overall: tuple[float, float] = (29, 1.0)  # evenly spaced, just under Telegram's 30 a second
-    group: tuple[float, float] = (20, 60.0)
-    private: tuple[float, float] = (3, 3.0)  # one a second on average, a burst of three
+    overall: tuple[int, float] = (29, 1.0)  # in any sliding second, one under Telegram's 30
+    group: tuple[int, float] = (19, 60.0)  # in any sliding minute, one under Telegram's 20 per group
+    private: tuple[int, float] = (3, 3.0)  # one a second on average, a burst of three
     retries: int = 3  # after a 429, or a request that never left
     max_retry_after: float = 120.0  # a longer flood wait is given up (the caller logs it)
     chats_remembered: int = 10_000
 
 
 class Pacer:
-    """Waits for a slot: the bot's overall limit, then the chat's own (groups have negative ids)."""
+    """Sliding windows, as Telegram counts: the chat's own (groups have negative ids), then the bot's overall."""
 
     def __init__(self, pacing: Pacing) -> None:
         self.pacing = pacing
-        self.overall = EvenPacer(pacing.overall[0] / pacing.overall[1])
-        self.chats: OrderedDict[int, AsyncLimiter] = OrderedDict()
+        self.overall = SlidingWindow(*pacing.overall)
+        self.chats: OrderedDict[int, SlidingWindow] = OrderedDict()
 
-    def _limiter(self, chat_id: int) -> AsyncLimiter:
-        limiter = self.chats.pop(chat_id, None)
-        if limiter is None:
-            limiter = AsyncLimiter(*(self.pacing.group if chat_id < 0 else self.pacing.private))
-        self.chats[chat_id] = limiter
+    def _window(self, chat_id: int) -> SlidingWindow:
+        window = self.chats.pop(chat_id, None)
+        if window is None:
+            window = SlidingWindow(*(self.pacing.group if chat_id < 0 else self.pacing.private))
+        self.chats[chat_id] = window
         while len(self.chats) > self.pacing.chats_remembered:
             self.chats.popitem(last=False)
-        return limiter
+        return window
 
-    async def slot(self, chat_id: int) -> None:
-        await self._limiter(chat_id).acquire()
-        await self.overall.acquire()
+    @contextlib.asynccontextmanager
+    async def slot(self, chat_id: int) -> AsyncIterator[None]:
+        """Room in both windows for the request made inside; it counts until a window after it ends."""
+        async with self._window(chat_id).slot(), self.overall.slot():
+            yield
 
 
 def parse_ref(ref: str) -> tuple[int, int]:
@@ -114,10 +115,10 @@ class TelegramPort:
 
     # --- the DeliveryPort contract ---------------------------------------------------------------
 
-    async def send(self, chat: ChatRecord, message: Message) -> str:
-        return await self.post(int(chat.platform_chat_id), message)
+    async def send(self, chat: ChatAddress, message: Message) -> str:
+        return await self.post(int(chat.platform_id), message)
 
-    async def edit(self, chat: ChatRecord, ref: str, message: Message) -> None:
+    async def edit(self, chat: ChatAddress, ref: str, message: Message) -> None:
         chat_id, message_id = parse_ref(ref)
         await self.replace(chat_id, message_id, message)
 
@@ -193,9 +194,9 @@ class TelegramPort:
                     idempotent: bool = False) -> T:
         """One paced request; Telegram's errors as the core's delivery errors."""
         for attempt in range(self.pacing.retries + 1):
-            await self.pacer.slot(chat_id)
             try:
-                return await request()
+                async with self.pacer.slot(chat_id):
+                    return await request()
             except RetryAfter as error:
                 wait = retry_seconds(error)
                 log.warning("chat %s: %s flood-limited, retrying in %.1f s (attempt %d)", chat_id, method, wait,

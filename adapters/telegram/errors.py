@@ -12,15 +12,10 @@ from telegram.ext import ContextTypes
 from adapters.telegram.services import language_of, services
 from bot.port import ChatGone, DeliveryError
 from bot.errors import UserError
-from bot.text.i18n import t
+from bot.text.i18n import t, user_error_text
 from bot.text.messages import Message, Paragraph
 
 log = logging.getLogger(__name__)
-
-
-def user_error_text(language: str, error: UserError) -> str:
-    """The text a UserError carries, in the user's language."""
-    return t(language, error.key, **error.values)
 
 
 def describe(update: object) -> str:

@@ -14,7 +14,8 @@ from datetime import timedelta
 
 from bot.bank.loader import Bank
 from bot.schedule.clock import Clock
-from bot.daily.view import daily_question_message, reveal_message
+from bot.caller import Caller
+from bot.daily.view import daily_question_message, reveal_message, subscription_message
 from bot.port import ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryUnknown
 from bot.domain import AskedQuestion, ChatRef, Question, RecordedAnswer, UserRef
 from bot.interview.engine import Delivery
@@ -29,12 +30,13 @@ from bot.store import daily as posts
 from bot.store import interviews as records
 from bot.store.answer_batch import AnswerWriter, QuestionClosed
 from bot.store.database import Database
-from bot.store.people import ChatRecord, ensure_chat, ensure_user, find_chat, get_chat, get_chats, move_chat
+from bot.store.people import ChatRecord, get_chat, get_chats, move_chat
 
 log = logging.getLogger(__name__)
 GRACE = timedelta(hours=1)  # a post missed while the bot was down is still sent this late
 DEFAULT_REVEAL_AFTER = timedelta(hours=12)
 REVEAL_MARGIN_S = 60  # a reveal always lands this long before the chat's next post
+REVEAL_HOURS = (0.1, 48.0)  # the reveal window an admin may choose
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,11 @@ class RunSummary:
     failed: int = 0
 
 
+def _place(caller: Caller) -> ChatRecord:
+    assert caller.chat is not None, "daily questions belong to a chat"
+    return caller.chat
+
+
 class DailyService:
     """Subscriptions, posts, answers and reveals for every platform that registered a DeliveryPort."""
 
@@ -64,13 +71,18 @@ class DailyService:
         self.grace = grace
         self.answers = AnswerWriter(db)  # bursts of members' answers share transactions
 
-    async def subscribe(self, chat: ChatRef, post_time: str, timezone: str = "UTC", topic: str | None = None,
+    async def subscribe(self, caller: Caller, post_time: str, timezone: str = "UTC", topic: str | None = None,
                         difficulty: int | None = None, weekdays: tuple[int, ...] | None = None,
-                        reveal_after: timedelta = DEFAULT_REVEAL_AFTER) -> posts.Subscription:
+                        reveal_after_hours: float | None = None) -> posts.Subscription:
         """Save (or replace) the chat's daily question; UserError with a clear text on bad input.
 
         The first post is the first instant after (now - grace): subscribing at 09:20 for 09:00 posts
         today's question at once, as a restart within the grace window would."""
+        reveal_after = DEFAULT_REVEAL_AFTER
+        if reveal_after_hours is not None:
+            if not REVEAL_HOURS[0] <= reveal_after_hours <= REVEAL_HOURS[1]:
+                raise UserError("daily.bad_reveal", hours=reveal_after_hours)
+            reveal_after = timedelta(hours=reveal_after_hours)
         at = parse_hhmm(post_time)
         if at is None:
             raise UserError("daily.bad_time", time=post_time)
@@ -81,7 +93,7 @@ class DailyService:
         if not self.bank.select((topic,) if topic else (), difficulty):
             raise UserError("daily.empty_pool")
         now = self.clock.now()
-        record = await ensure_chat(self.db, chat, now)
+        record = _place(caller)
         text = at.strftime("%H:%M")
         schedule = PostSchedule(at, zone(timezone), weekdays)  # type: ignore[arg-type]
         subscription = await posts.save_subscription(
@@ -90,17 +102,18 @@ class DailyService:
         log.info("chat %d subscribed: %s %s topic=%s", record.id, subscription.post_time, timezone, topic)
         return subscription
 
-    async def unsubscribe(self, chat: ChatRef) -> bool:
-        record = await find_chat(self.db, chat.platform, chat.platform_id)
-        return record is not None and await posts.deactivate_subscription(self.db, record.id, self.clock.now())
+    async def unsubscribe(self, caller: Caller) -> bool:
+        return await posts.deactivate_subscription(self.db, _place(caller).id, self.clock.now())
 
-    async def subscription(self, chat: ChatRef) -> posts.Subscription | None:
-        record = await find_chat(self.db, chat.platform, chat.platform_id)
-        return await posts.get_subscription(self.db, record.id) if record else None
+    async def subscription(self, caller: Caller) -> posts.Subscription | None:
+        return await posts.get_subscription(self.db, _place(caller).id)
 
-    async def post_now(self, chat: ChatRef) -> posts.DailyPost | None:
+    async def settings(self, caller: Caller) -> Message:
+        return subscription_message(self.bank, await self.subscription(caller), caller.language)
+
+    async def post_now(self, caller: Caller) -> posts.DailyPost | None:
         """A question posted now on request (/daily); it does not use up the scheduled one."""
-        record = await ensure_chat(self.db, chat, self.clock.now())
+        record = _place(caller)
         subscription = await posts.get_subscription(self.db, record.id)
         day = local_date(self.clock.now(), chat_zone(subscription)).isoformat()
         return await self._post(record, subscription, "manual", day)
@@ -194,7 +207,7 @@ class DailyService:
         """Send once; follow a moved chat once; never resend after an unknown outcome."""
         for _attempt in range(2):
             try:
-                ref = await port.send(record, message)
+                ref = await port.send(record.address, message)
             except ChatMoved as moved:
                 await move_chat(self.db, record.platform, record.platform_chat_id, moved.new_platform_id)
                 log.warning("chat %d moved to %s; sending there", record.id, moved.new_platform_id)
@@ -214,12 +227,15 @@ class DailyService:
             return "sent", None
         return "failed", "chat moved more than once"
 
-    async def answer_asked(self, user: UserRef, chat: ChatRef, asked: AskedQuestion, letter: str) -> DailyAnswer:
-        """The same, for a caller that has already read the asked question the token names."""
+    async def answer(self, caller: Caller, asked: AskedQuestion, letter: str) -> DailyAnswer:
+        """Record a member's first answer to an open daily question; AnswerRefused otherwise.
+
+        It counts only in the chat the question was posted to: a click carried into another chat
+        (a forged button, a forwarded message) is refused."""
         if asked.interview_id is not None:
             raise AnswerRefused("unknown")
         post = await posts.post_of_asked(self.db, asked.id)
-        record = await find_chat(self.db, chat.platform, chat.platform_id)
+        record = caller.chat
         question = self.bank.get(asked.question_id)
         if post is None or question is None:
             raise AnswerRefused("unknown")
@@ -231,7 +247,8 @@ class DailyService:
         now = self.clock.now()
         if post.state in ("revealed", "failed") or asked.closed_at is not None or now > post.reveal_at:
             raise AnswerRefused("closed")
-        person = await ensure_user(self.db, user, now)
+        person = caller.user
+        assert person is not None, "an answer has a person"
         correct = option_index == question.correct_index
         started = post.sent_at or asked.asked_at
         answer = RecordedAnswer(asked.id, person.id, option_index, correct, max(0, round((now - started) * 1000)),
@@ -293,9 +310,9 @@ class DailyService:
         ref = await records.message_ref(self.db, asked.id)
         try:
             if ref is not None:
-                await port.edit(record, ref, message)
+                await port.edit(record.address, ref, message)
             else:
-                await port.send(record, message)
+                await port.send(record.address, message)
         except ChatGone:
             await posts.deactivate_subscription(self.db, record.id, self.clock.now())
             log.warning("chat %d gone at reveal of post %d: subscription deactivated", record.id, post.id)

@@ -18,18 +18,24 @@ from datetime import timedelta
 
 from bot.bank.loader import Bank
 from bot.schedule.clock import Clock
-from bot.domain import AskedQuestion, ChatRef, InterviewFilters, Question, RecordedAnswer, Report, UserRef
+from bot.caller import Caller
+from bot.domain import AskedQuestion, InterviewFilters, Question, RecordedAnswer, Report
+from bot.limits import INTERVIEW_COUNT_MAX, INTERVIEW_COUNT_MIN, TIME_LIMIT_MAX_S, TIME_LIMIT_MIN_S
 from bot.errors import AnswerRefused, UserError
-from bot.text.i18n import resolve_language
 from bot.interview.report import build_report
 from bot.interview.selection import plan_interview, shuffled_options
 from bot.store import interviews as records
 from bot.store.database import Database
-from bot.store.people import UserRecord, ensure_chat, ensure_user
+from bot.store.people import UserRecord
 from bot.store.review import due_questions, record_review
 
 log = logging.getLogger(__name__)
 RECENT = timedelta(days=14)  # questions seen this recently are asked only when nothing fresher is left
+
+
+def _person(caller: Caller) -> UserRecord:
+    assert caller.user is not None, "interviews belong to a person"
+    return caller.user
 
 
 class InterviewError(UserError):
@@ -68,33 +74,42 @@ class InterviewEngine:
         self.clock = clock
         self.rng = rng or random.Random()
 
-    async def start(self, user: UserRef, chat: ChatRef, filters: InterviewFilters) -> Delivery:
-        """A new interview (stopping any the user had open) and its first question."""
+    def check(self, filters: InterviewFilters) -> None:
+        """The same limits on every platform: known topics, 1-30 questions, 10-600 s per question."""
         unknown = [topic for topic in filters.topics if topic not in self.bank.topics]
         if unknown:
             raise InterviewError("interview.unknown_topic", topic=", ".join(unknown),
                                  known=", ".join(sorted(self.bank.topics)))
-        person = await ensure_user(self.db, user, self.clock.now())
+        if not INTERVIEW_COUNT_MIN <= filters.count <= INTERVIEW_COUNT_MAX:
+            raise InterviewError("interview.bad_count", count=filters.count, low=INTERVIEW_COUNT_MIN,
+                                 high=INTERVIEW_COUNT_MAX)
+        if filters.time_limit_s is not None and not TIME_LIMIT_MIN_S <= filters.time_limit_s <= TIME_LIMIT_MAX_S:
+            raise InterviewError("interview.bad_time_limit", seconds=filters.time_limit_s, low=TIME_LIMIT_MIN_S,
+                                 high=TIME_LIMIT_MAX_S)
+
+    async def start(self, caller: Caller, filters: InterviewFilters) -> Delivery:
+        """A new interview (stopping any the user had open) and its first question."""
+        self.check(filters)
+        person = _person(caller)
         seen = await records.recently_seen(self.db, person.id, self.clock.now() - RECENT.total_seconds())
         plan = plan_interview(self.bank, filters, seen, self.rng)
         if not plan:
             raise InterviewError("interview.none_found", topics=", ".join(filters.topics) or "*",
                                  level=str(filters.difficulty or filters.seniority or "*"))
-        return await self._begin(user, person, chat, filters, plan, "interview")
+        return await self._begin(caller, filters, plan, "interview")
 
-    async def start_review(self, user: UserRef, chat: ChatRef, count: int = 10) -> Delivery | None:
+    async def start_review(self, caller: Caller, count: int = 10) -> Delivery | None:
         """An interview over the user's review cards that are due now, most overdue first; None if none is."""
-        person = await ensure_user(self.db, user, self.clock.now())
-        plan = await due_questions(self.db, person.id, self.clock.now(), count, known=self.bank.questions)
+        plan = await due_questions(self.db, _person(caller).id, self.clock.now(), count, known=self.bank.questions)
         if not plan:
             return None
-        return await self._begin(user, person, chat, InterviewFilters(count=len(plan)), plan, "review")
+        return await self._begin(caller, InterviewFilters(count=len(plan)), plan, "review")
 
-    async def _begin(self, user: UserRef, person: UserRecord, chat: ChatRef, filters: InterviewFilters,
-                     plan: list[str], kind: str) -> Delivery:
+    async def _begin(self, caller: Caller, filters: InterviewFilters, plan: list[str], kind: str) -> Delivery:
         now = self.clock.now()
-        place = await ensure_chat(self.db, chat, now)
-        language = resolve_language(user=person.language, chat=place.language, locale=user.locale)
+        person, place = _person(caller), caller.chat
+        assert place is not None, "an interview is started in a chat"
+        language = caller.language
         interview_id = await records.create_interview(self.db, person.id, place.id, filters, plan, language, now,
                                                       kind)
         first = self.bank.questions[plan[0]]
@@ -103,10 +118,9 @@ class InterviewEngine:
         log.info("%s %d started: user %d, %d questions", kind, interview_id, person.id, len(plan))
         return Delivery(asked, first, 1, len(plan), language, interview_id)
 
-    async def current(self, user: UserRef) -> Delivery | None:
+    async def current(self, caller: Caller) -> Delivery | None:
         """The open question of the user's active interview (to show again after a restart), if any."""
-        person = await ensure_user(self.db, user, self.clock.now())
-        interview = await records.active_interview(self.db, person.id)
+        interview = await records.active_interview(self.db, _person(caller).id)
         if interview is None:
             return None
         asked = await records.open_asked(self.db, interview.id)
@@ -114,14 +128,18 @@ class InterviewEngine:
             return None
         return self._delivery(asked, interview)
 
-    async def answer_asked(self, user: UserRef, asked: AskedQuestion, letter: str) -> AnswerResult:
-        """The same, for a caller that has already read the asked question the token names."""
+    async def answer_asked(self, caller: Caller, asked: AskedQuestion, letter: str) -> AnswerResult:
+        """Record a click on an interview question's button; AnswerRefused when it must not count.
+
+        It counts only from the interview's owner, in the chat the question was asked in."""
         if asked.interview_id is None or asked.question_id not in self.bank.questions:
             raise AnswerRefused("unknown")
         interview = await records.get_interview(self.db, asked.interview_id)
-        person = await ensure_user(self.db, user, self.clock.now())
+        person = _person(caller)
         if interview is None or interview.user_id != person.id:
             raise AnswerRefused("not_yours")
+        if caller.chat is None or caller.chat.id != asked.chat_id:
+            raise AnswerRefused("wrong_chat")
         option_index = asked.option_index_of(letter)
         if option_index is None:
             raise AnswerRefused("unknown")
@@ -153,10 +171,9 @@ class InterviewEngine:
                 continue  # answered or closed in the meantime
         return results
 
-    async def stop(self, user: UserRef) -> Report | None:
+    async def stop(self, caller: Caller) -> Report | None:
         """End the user's active interview early; its report, or None if there was none."""
-        person = await ensure_user(self.db, user, self.clock.now())
-        interview = await records.active_interview(self.db, person.id)
+        interview = await records.active_interview(self.db, _person(caller).id)
         if interview is None:
             return None
         async with self.db.transaction() as connection:
@@ -164,10 +181,14 @@ class InterviewEngine:
         log.info("interview %d stopped by its user", interview.id)
         return await self.report(interview.id)
 
-    async def latest_report(self, user: UserRef) -> Report | None:
+    async def abandon(self, interview_id: int) -> None:
+        """Stop an interview nobody can be told about any more (its chat is gone)."""
+        async with self.db.transaction() as connection:
+            await records.finish_interview(connection, interview_id, "stopped", self.clock.now())
+
+    async def latest_report(self, caller: Caller) -> Report | None:
         """The report of the user's most recent interview (finished, stopped or still running)."""
-        person = await ensure_user(self.db, user, self.clock.now())
-        interview = await records.latest_interview(self.db, person.id)
+        interview = await records.latest_interview(self.db, _person(caller).id)
         return await self.report(interview.id) if interview else None
 
     async def report(self, interview_id: int) -> Report:

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from bot.domain import ChatRef, UserRef
+from bot.domain import ChatAddress, ChatRef, UserRef
 from bot.store.database import Database
 
 
@@ -30,6 +30,10 @@ class ChatRecord:
     language: str | None
     settings: dict[str, Any]
     locale: str | None = None
+
+    @property
+    def address(self) -> ChatAddress:
+        return ChatAddress(self.platform, self.platform_chat_id)
 
 
 def _user(row: Any) -> UserRecord:
@@ -84,8 +88,9 @@ async def ensure_chat(db: Database, chat: ChatRef, now: float) -> ChatRecord:
     return _chat(row)
 
 
-async def get_user(db: Database, user_id: int) -> UserRecord | None:
-    row = await db.fetch_one("SELECT * FROM users WHERE id = ?", (user_id,))
+async def find_user(db: Database, platform: str, platform_user_id: str) -> UserRecord | None:
+    row = await db.fetch_one("SELECT * FROM users WHERE platform = ? AND platform_user_id = ?",
+                             (platform, platform_user_id))
     return _user(row) if row else None
 
 

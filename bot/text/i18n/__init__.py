@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from bot.errors import UserError
+
 log = logging.getLogger(__name__)
 SUPPORTED = ("en", "tr")
 DEFAULT = "en"
@@ -68,3 +70,8 @@ def resolve_language(*, user: str | None = None, chat: str | None = None, locale
                      default: str = DEFAULT) -> str:
     """A user's own choice wins, then the chat's, then the platform's locale, then the default."""
     return user or chat or language_from_locale(locale) or default
+
+
+def user_error_text(language: str, error: UserError) -> str:
+    """The text a user's mistake carries, in their language: the one path every platform uses."""
+    return t(language, error.key, **error.values)

@@ -69,7 +69,7 @@ async def test_closed_dms_stop_a_timed_interview(discord_, recorder, core, clock
     outgoing = await core.start_interview(ada, dm, InterviewFilters(count=2, time_limit_s=30))
     port = discord_.client.port
     chat = await find_chat(db, "discord", str(DM_CHANNEL_ID))
-    await core.posted(outgoing.asked_id, await port.send(chat, outgoing.message))
+    await core.posted(outgoing.asked_id, await port.send(chat.address, outgoing.message))
     recorder.fail("PATCH", "/messages/", http_error(403, 50007, "Cannot send messages to this user"))
     clock.advance(31)
     assert len(await core.expire_interviews()) == 1

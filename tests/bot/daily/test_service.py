@@ -55,19 +55,19 @@ async def answer(core: Core, user: UserRef, chat: ChatRef, token: str):
 
 
 @pytest.mark.parametrize("tz", ["Europe/Istanbul", "America/New_York", "Asia/Tokyo"])
-async def test_posts_at_the_local_instant(daily, clock, port, tz) -> None:
+async def test_posts_at_the_local_instant(core, daily, clock, port, tz) -> None:
     clock.set(at("2026-03-02 08:00", tz))
-    await daily.subscribe(GROUP, "09:30", tz)
+    await core.subscribe(GROUP, "09:30", tz)
     clock.set(at("2026-03-02 09:29:59", tz))
     assert (await daily.run_due()).posted == 0 and port.sent == []
     clock.set(at("2026-03-02 09:30", tz))
     assert (await daily.run_due()).posted == 1 and len(port.sent_to("g1")) == 1
 
 
-async def test_across_a_daylight_saving_change(daily, clock, port) -> None:
+async def test_across_a_daylight_saving_change(core, daily, clock, port) -> None:
     tz = "Europe/Berlin"  # clocks went forward on 2026-03-29
     clock.set(at("2026-03-28 08:00", tz))
-    await daily.subscribe(GROUP, "09:00", tz)
+    await core.subscribe(GROUP, "09:00", tz)
     for day in ("2026-03-28", "2026-03-29", "2026-03-30"):
         clock.set(at(f"{day} 08:59", tz))
         await daily.run_due()
@@ -90,9 +90,9 @@ def test_a_schedule_is_parsed_once_and_keeps_local_time_across_dst() -> None:
     assert schedule_of(Subscription(1, "25:00", "UTC", None, None, None, 43200, True)) is None
 
 
-async def test_never_two_posts_in_one_local_day(daily, clock, port) -> None:
+async def test_never_two_posts_in_one_local_day(core, daily, clock, port) -> None:
     clock.set(at("2026-05-04 09:00", "UTC"))
-    await daily.subscribe(GROUP, "09:00", "UTC")
+    await core.subscribe(GROUP, "09:00", "UTC")
     for _ in range(5):
         await daily.run_due()
         clock.advance(600)
@@ -102,12 +102,16 @@ async def test_never_two_posts_in_one_local_day(daily, clock, port) -> None:
 async def test_restart_between_subscribe_and_post(db_path, bank, clock) -> None:
     clock.set(at("2026-05-04 08:00", "Europe/Istanbul"))
     first = await Database.open(db_path)
-    await DailyService(first, bank, clock, {"test": RecordingPort()}).subscribe(GROUP, "09:00", "Europe/Istanbul")
+    before = Core(first, bank, clock, scheduled=False)
+    before.add_port(RecordingPort())
+    await before.subscribe(GROUP, "09:00", "Europe/Istanbul")
     await first.close()
     port = RecordingPort()
     second = await Database.open(db_path)
     try:
-        daily = DailyService(second, bank, clock, {"test": port})
+        after = Core(second, bank, clock, scheduled=False)
+        after.add_port(port)
+        daily = after.daily
         clock.set(at("2026-05-04 09:00:05", "Europe/Istanbul"))
         assert (await daily.run_due()).posted == 1 and len(port.sent) == 1
     finally:
@@ -115,25 +119,25 @@ async def test_restart_between_subscribe_and_post(db_path, bank, clock) -> None:
 
 
 @pytest.mark.parametrize("late_minutes, expected", [(30, 1), (59, 1), (61, 0), (600, 0)])
-async def test_missed_post_inside_and_outside_the_grace_window(daily, clock, port, late_minutes, expected) -> None:
+async def test_missed_post_inside_and_outside_the_grace_window(core, daily, clock, port, late_minutes, expected) -> None:
     clock.set(at("2026-05-04 07:00", "UTC"))
-    await daily.subscribe(GROUP, "09:00", "UTC")
+    await core.subscribe(GROUP, "09:00", "UTC")
     clock.set(at("2026-05-04 09:00", "UTC") + late_minutes * 60)  # the bot was down at 09:00
     assert (await daily.run_due()).posted == expected
 
 
-async def test_weekdays_filter(daily, clock, port) -> None:
+async def test_weekdays_filter(core, daily, clock, port) -> None:
     clock.set(at("2026-05-04 07:00", "UTC"))  # a Monday
-    await daily.subscribe(GROUP, "09:00", "UTC", weekdays=(2,))
+    await core.subscribe(GROUP, "09:00", "UTC", weekdays=(2,))
     for day in range(7):
         clock.set(at("2026-05-04 09:00", "UTC") + day * 86400)
         await daily.run_due()
     assert len(port.sent) == 1
 
 
-async def test_no_repeats_until_the_pool_is_used_up(daily, clock, port, bank) -> None:
+async def test_no_repeats_until_the_pool_is_used_up(core, daily, clock, port, bank) -> None:
     clock.set(at("2026-05-04 07:00", "UTC"))
-    await daily.subscribe(GROUP, "09:00", "UTC", topic="sync-basics")
+    await core.subscribe(GROUP, "09:00", "UTC", topic="sync-basics")
     asked = []
     for day in range(6):
         clock.set(at("2026-05-04 09:00", "UTC") + day * 86400)
@@ -146,7 +150,7 @@ async def test_no_repeats_until_the_pool_is_used_up(daily, clock, port, bank) ->
 
 async def test_answers_reveal_and_refusals(core, daily, clock, port, db, bank) -> None:
     clock.set(at("2026-05-04 07:00", "UTC"))
-    await daily.subscribe(GROUP, "09:00", "UTC", reveal_after=timedelta(hours=2))
+    await core.subscribe(GROUP, "09:00", "UTC", reveal_after_hours=2)
     clock.set(at("2026-05-04 09:00", "UTC"))
     await daily.run_due()
     button_rows = port.sent[0][1].buttons
@@ -178,9 +182,9 @@ async def test_answers_reveal_and_refusals(core, daily, clock, port, db, bank) -
     assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == 4
 
 
-async def test_reveal_always_before_the_next_post(daily, clock, port) -> None:
+async def test_reveal_always_before_the_next_post(core, daily, clock, port) -> None:
     clock.set(at("2026-05-04 07:00", "UTC"))
-    await daily.subscribe(GROUP, "09:00", "UTC", reveal_after=timedelta(hours=30))
+    await core.subscribe(GROUP, "09:00", "UTC", reveal_after_hours=30)
     clock.set(at("2026-05-04 09:00", "UTC"))
     await daily.run_due()
     clock.set(at("2026-05-05 09:00", "UTC"))
@@ -188,11 +192,11 @@ async def test_reveal_always_before_the_next_post(daily, clock, port) -> None:
     assert len(port.edits) == 1 and len(port.sent) == 2
 
 
-async def test_platform_errors(daily, clock, port, db) -> None:
+async def test_platform_errors(core, daily, clock, port, db) -> None:
     clock.set(at("2026-05-04 07:00", "UTC"))
     chats = [ChatRef("test", f"c{i}", "group") for i in range(3)]
     for chat in chats:
-        await daily.subscribe(chat, "09:00", "UTC")
+        await core.subscribe(chat, "09:00", "UTC")
     port.failures = {"c0": ChatGone("blocked"), "c1": ChatMoved("c1-super"), "c2": DeliveryUnknown("timed out")}
     clock.set(at("2026-05-04 09:00", "UTC"))
     summary = await daily.run_due()
@@ -211,18 +215,20 @@ async def test_platform_errors(daily, clock, port, db) -> None:
     (("25:00", "UTC"), "daily.bad_time"), (("09:00", "Mars/Olympus"), "daily.bad_timezone"),
     (("09:00", "Istanbul"), "daily.bad_timezone"), (("09:00", "UTC", "nope"), "interview.unknown_topic"),
 ])
-async def test_bad_subscriptions_are_refused(daily, args, key) -> None:
+async def test_bad_subscriptions_are_refused(core, daily, args, key) -> None:
     with pytest.raises(UserError) as error:
-        await daily.subscribe(GROUP, *args)
+        await core.subscribe(GROUP, *args)
     assert error.value.key == key
 
 
 async def test_many_chats_at_one_time_are_all_posted(db, bank, clock) -> None:
     port = RecordingPort(posts_per_second=500)
-    daily = DailyService(db, bank, clock, {"test": port})
+    core = Core(db, bank, clock, scheduled=False)
+    core.add_port(port)
+    daily = core.daily
     clock.set(at("2026-05-04 07:00", "UTC"))
     for i in range(60):
-        await daily.subscribe(ChatRef("test", f"c{i}", "group"), "09:00", "UTC")
+        await core.subscribe(ChatRef("test", f"c{i}", "group"), "09:00", "UTC")
     clock.set(at("2026-05-04 09:00", "UTC"))
     assert (await daily.run_due()).posted == 60 and len({chat for chat, _ in port.sent}) == 60
 
@@ -241,7 +247,7 @@ async def test_core_click_routes_daily_answers(db, bank, clock) -> None:
 
 async def test_the_same_click_again_gets_the_same_verdict(core, daily, clock, port, db) -> None:
     clock.set(at("2026-05-04 09:00", "UTC"))
-    await daily.post_now(GROUP)
+    await core.post_daily_now(GROUP)
     tokens = [button.token for row in port.sent[0][1].buttons for button in row]
     member = UserRef("test", "m", "M")
     first = await answer(core, member, GROUP, tokens[0])
@@ -256,7 +262,7 @@ async def test_the_same_click_again_gets_the_same_verdict(core, daily, clock, po
 async def test_a_scheduled_reveal_is_the_timers_next_moment(core, daily, clock, port) -> None:
     """The reveal of a scheduled post is due on time: the timer's next wake-up is the reveal instant."""
     clock.set(at("2026-05-04 07:00", "UTC"))
-    await daily.subscribe(GROUP, "09:00", "UTC", reveal_after=timedelta(hours=2))
+    await core.subscribe(GROUP, "09:00", "UTC", reveal_after_hours=2)
     assert await daily.next_moment() == at("2026-05-04 09:00", "UTC")
     clock.set(at("2026-05-04 09:00", "UTC"))
     assert (await core.daily.run_due()).posted == 1
@@ -268,7 +274,7 @@ async def test_a_scheduled_reveal_is_the_timers_next_moment(core, daily, clock, 
 
 async def test_a_manual_post_is_revealed_on_time_too(core, daily, clock, port) -> None:
     clock.set(at("2026-05-04 10:00", "UTC"))
-    await daily.subscribe(GROUP, "09:00", "UTC", reveal_after=timedelta(hours=3))
+    await core.subscribe(GROUP, "09:00", "UTC", reveal_after_hours=3)
     assert await core.post_daily_now(GROUP)
     assert await daily.next_moment() == at("2026-05-04 13:00", "UTC")
 
@@ -277,7 +283,7 @@ async def test_a_subscription_on_a_platform_without_its_adapter_does_not_wake_th
     core = Core(db, bank, clock, random.Random(1), scheduled=False)
     core.add_port(RecordingPort())
     clock.set(at("2026-05-04 07:00", "UTC"))
-    await core.daily.subscribe(ChatRef("elsewhere", "g", "group"), "08:00", "UTC")
+    await core.subscribe(ChatRef("elsewhere", "g", "group"), "08:00", "UTC")
     assert await core.daily.next_moment() is None
     clock.set(at("2026-05-04 08:00", "UTC"))
     assert (await core.daily.run_due()).posted == 0
@@ -285,7 +291,7 @@ async def test_a_subscription_on_a_platform_without_its_adapter_does_not_wake_th
 
 async def test_subscriptions_from_before_the_timer_get_their_next_post(db, bank, clock, core, daily, port) -> None:
     clock.set(at("2026-05-04 07:00", "UTC"))
-    await daily.subscribe(GROUP, "09:00", "UTC")
+    await core.subscribe(GROUP, "09:00", "UTC")
     async with db.transaction() as connection:  # as schema v5 left it
         await connection.execute("UPDATE subscriptions SET next_post_at = NULL")
     assert await daily.next_moment() is None

@@ -35,7 +35,7 @@ def wrong_letter(delivery: Delivery) -> str:
 
 
 async def test_whole_interview_scores_and_reports(core: Core, engine: InterviewEngine, clock) -> None:
-    delivery = await engine.start(ALICE, DM, InterviewFilters(count=4))
+    delivery = await engine.start(await core.caller(ALICE, DM), InterviewFilters(count=4))
     asked_ids, seen = [], []
     for number in range(1, 5):
         assert delivery.number == number and delivery.total == 4
@@ -62,7 +62,7 @@ async def test_whole_interview_scores_and_reports(core: Core, engine: InterviewE
 async def test_option_order_is_shuffled_and_stored(core: Core, engine: InterviewEngine, db: Database) -> None:
     orders = set()
     for _ in range(6):
-        delivery = await engine.start(ALICE, DM, InterviewFilters(topics=("sync-basics",), count=3))
+        delivery = await engine.start(await core.caller(ALICE, DM), InterviewFilters(topics=("sync-basics",), count=3))
         while delivery is not None:
             orders.add((delivery.question.id, delivery.asked.option_order))
             row = await db.fetch_one("SELECT option_order FROM asked_questions WHERE id = ?", (delivery.asked.id,))
@@ -75,7 +75,7 @@ async def test_option_order_is_shuffled_and_stored(core: Core, engine: Interview
 
 @pytest.mark.parametrize("case", ["stranger", "second", "stale", "forged", "bad_letter", "injected"])
 async def test_refused_clicks_record_nothing(core: Core, engine: InterviewEngine, db: Database, case: str) -> None:
-    delivery = await engine.start(ALICE, DM, InterviewFilters(count=3))
+    delivery = await engine.start(await core.caller(ALICE, DM), InterviewFilters(count=3))
     token = answer_token(delivery.asked.id, "a")
     expected = {"stranger": "not_yours", "second": "already_answered", "stale": "closed", "forged": "unknown",
                 "bad_letter": "unknown", "injected": "unknown"}[case]
@@ -86,7 +86,7 @@ async def test_refused_clicks_record_nothing(core: Core, engine: InterviewEngine
     if case == "second":
         await answer(core, ALICE, token)
     if case == "stale":
-        await engine.stop(ALICE)
+        await engine.stop(await core.caller(ALICE))
     if case == "forged":
         token = "a:999999:b"
     if case == "bad_letter":
@@ -101,7 +101,7 @@ async def test_refused_clicks_record_nothing(core: Core, engine: InterviewEngine
 
 
 async def test_timeout_counts_as_unanswered_and_moves_on(core: Core, engine: InterviewEngine, clock) -> None:
-    delivery = await engine.start(ALICE, DM, InterviewFilters(count=2, time_limit_s=30))
+    delivery = await engine.start(await core.caller(ALICE, DM), InterviewFilters(count=2, time_limit_s=30))
     assert delivery.asked.deadline == delivery.asked.asked_at + 30
     clock.advance(31)
     with pytest.raises(AnswerRefused) as refused:
@@ -120,7 +120,7 @@ async def test_restart_mid_interview_carries_on(db_path, bank, clock) -> None:
     first = await Database.open(db_path)
     core = Core(first, bank, clock, random.Random(1), scheduled=False)
     engine = core.engine
-    delivery = await engine.start(ALICE, DM, InterviewFilters(count=3))
+    delivery = await engine.start(await core.caller(ALICE, DM), InterviewFilters(count=3))
     second_question = (await answer(core, ALICE, answer_token(delivery.asked.id, right_letter(delivery)))).next
     await first.close()
 
@@ -128,7 +128,7 @@ async def test_restart_mid_interview_carries_on(db_path, bank, clock) -> None:
     try:
         core = Core(reopened, bank, clock, random.Random(2), scheduled=False)
         engine = core.engine
-        current = await engine.current(ALICE)
+        current = await engine.current(await core.caller(ALICE))
         assert current is not None and current.asked == second_question.asked
         result = await answer(core, ALICE, answer_token(second_question.asked.id, right_letter(second_question)))
         result = await answer(core, ALICE, answer_token(result.next.asked.id, right_letter(result.next)))
@@ -138,17 +138,17 @@ async def test_restart_mid_interview_carries_on(db_path, bank, clock) -> None:
 
 
 async def test_stop_reports_and_closes(core: Core, engine: InterviewEngine) -> None:
-    delivery = await engine.start(ALICE, DM, InterviewFilters(count=3))
+    delivery = await engine.start(await core.caller(ALICE, DM), InterviewFilters(count=3))
     await answer(core, ALICE, answer_token(delivery.asked.id, right_letter(delivery)))
-    report = await engine.stop(ALICE)
+    report = await engine.stop(await core.caller(ALICE))
     assert report is not None and report.status == "stopped" and report.score == 1
-    assert await engine.current(ALICE) is None
-    assert await engine.stop(ALICE) is None
+    assert await engine.current(await core.caller(ALICE)) is None
+    assert await engine.stop(await core.caller(ALICE)) is None
 
 
 async def test_starting_again_stops_the_old_interview(core: Core, engine: InterviewEngine) -> None:
-    old = await engine.start(ALICE, DM, InterviewFilters(count=3))
-    new = await engine.start(ALICE, DM, InterviewFilters(count=2))
+    old = await engine.start(await core.caller(ALICE, DM), InterviewFilters(count=3))
+    new = await engine.start(await core.caller(ALICE, DM), InterviewFilters(count=2))
     assert new.interview_id != old.interview_id
     with pytest.raises(AnswerRefused) as refused:
         await answer(core, ALICE, answer_token(old.asked.id, "a"))
@@ -156,26 +156,26 @@ async def test_starting_again_stops_the_old_interview(core: Core, engine: Interv
 
 
 async def test_recently_seen_questions_come_last(core: Core, engine: InterviewEngine) -> None:
-    first = await engine.start(ALICE, DM, InterviewFilters(topics=("sync-basics",), count=2))
+    first = await engine.start(await core.caller(ALICE, DM), InterviewFilters(topics=("sync-basics",), count=2))
     seen = {first.question.id}
     result = await answer(core, ALICE, answer_token(first.asked.id, "a"))
     seen.add(result.next.question.id)
     await answer(core, ALICE, answer_token(result.next.asked.id, "a"))
-    again = await engine.start(ALICE, DM, InterviewFilters(topics=("sync-basics",), count=1))
+    again = await engine.start(await core.caller(ALICE, DM), InterviewFilters(topics=("sync-basics",), count=1))
     assert again.question.id not in seen, "the one unseen question of the topic comes first"
 
 
 async def test_filters_and_unknown_topics(core: Core, engine: InterviewEngine) -> None:
     with pytest.raises(InterviewError) as error:
-        await engine.start(ALICE, DM, InterviewFilters(topics=("no-such-topic",)))
+        await engine.start(await core.caller(ALICE, DM), InterviewFilters(topics=("no-such-topic",)))
     assert error.value.key == "interview.unknown_topic"
     with pytest.raises(InterviewError) as error:
-        await engine.start(ALICE, DM, InterviewFilters(topics=("leakage-basics",), difficulty=3))
+        await engine.start(await core.caller(ALICE, DM), InterviewFilters(topics=("leakage-basics",), difficulty=3))
     assert error.value.key == "interview.none_found"
-    delivery = await engine.start(ALICE, DM, InterviewFilters(difficulty=1, count=10))
+    delivery = await engine.start(await core.caller(ALICE, DM), InterviewFilters(difficulty=1, count=10))
     assert delivery.total == 2 and delivery.question.difficulty == 1
 
 
 async def test_language_follows_locale(core: Core, engine: InterviewEngine) -> None:
-    delivery = await engine.start(BOB, ChatRef("test", "dm-bob"), InterviewFilters(count=1))
+    delivery = await engine.start(await core.caller(BOB, ChatRef("test", "dm-bob")), InterviewFilters(count=1))
     assert delivery.language == "tr"

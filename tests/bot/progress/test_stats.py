@@ -43,12 +43,12 @@ async def run_interview(core: Core, clock: ManualClock, pattern: str, user: User
     filters.setdefault("count", len(pattern.rstrip(".")))
     limit = 30 if "t" in pattern else None
     engine, chat = core.engine, ChatRef("test", f"dm-{user.platform_id}")
-    delivery = await engine.start(user, chat,
+    delivery = await engine.start(await core.caller(user, chat),
                                   InterviewFilters(time_limit_s=limit, **filters))
     answered = []
     for step in pattern:
         if step == ".":
-            await engine.stop(user)
+            await engine.stop(await core.caller(user))
             break
         if step == "t":
             clock.advance(31)

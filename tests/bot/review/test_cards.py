@@ -168,7 +168,7 @@ def wrong_letter(delivery: Delivery) -> str:
 async def test_missed_interview_questions_come_back_for_review(core: Core, engine: InterviewEngine, db: Database,
                                                                clock: ManualClock) -> None:
     """How the engine wires it: each recorded answer moves its card (here replayed from the store)."""
-    delivery = await engine.start(ALICE, ChatRef("test", "dm"), InterviewFilters(count=4))
+    delivery = await engine.start(await core.caller(ALICE, ChatRef("test", "dm")), InterviewFilters(count=4))
     missed = []
     while delivery is not None:
         clock.advance(5)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import random
 
 import pytest
 
-from bot.schedule.pacing import EvenPacer
+from bot.schedule.pacing import EvenPacer, SlidingWindow
 
 
 async def test_concurrent_callers_get_evenly_spaced_slots(monkeypatch) -> None:
@@ -24,3 +25,35 @@ async def test_concurrent_callers_get_evenly_spaced_slots(monkeypatch) -> None:
 def test_rate_must_be_positive() -> None:
     with pytest.raises(ValueError):
         EvenPacer(0)
+
+
+async def test_a_sliding_window_never_holds_more_than_its_count_whatever_the_latency() -> None:
+    """Arrivals anywhere between a request's start and end: no window of 0.2 s ever sees more than 5."""
+    window = SlidingWindow(5, 0.2)
+    loop = asyncio.get_running_loop()
+    spans: list[tuple[float, float]] = []
+    rng = random.Random(4)
+
+    async def request() -> None:
+        async with window.slot():
+            start = loop.time()
+            await asyncio.sleep(rng.uniform(0.0, 0.03))
+            spans.append((start, loop.time()))
+
+    begun = loop.time()
+    await asyncio.gather(*(request() for _ in range(40)))
+    elapsed = loop.time() - begun
+    for start, _ in spans:  # the worst case: every other request arrived as late as it could
+        inside = sum(1 for s, e in spans if e > start - 0.2 and s <= start)
+        assert inside <= 5
+    assert elapsed < 40 / 5 * 0.2 * 1.6, "it still uses the window, not a fraction of it"
+
+
+async def test_a_sliding_window_lets_a_burst_of_its_count_go_at_once() -> None:
+    window = SlidingWindow(3, 10.0)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    for _ in range(3):
+        async with window.slot():
+            pass
+    assert loop.time() - started < 0.05

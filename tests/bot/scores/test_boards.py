@@ -38,7 +38,7 @@ async def _month(db, bank, clock, members: int = 14):
     core.add_port(port)
     daily = core.daily
     clock.set(at("2026-06-01 08:00"))
-    await daily.subscribe(GROUP, "09:00", TZ)
+    await core.subscribe(GROUP, "09:00", TZ)
     expected: dict[str, dict] = {f"m{i}": {"points": 0, "right": 0, "answered": 0, "ms": 0} for i in range(members)}
     for day in range(30):
         clock.set(at("2026-06-01 09:00") + day * 86400)
@@ -127,7 +127,7 @@ async def test_groups_board_ranks_by_mean_points_per_active_member(db, bank, clo
     clock.set(at("2026-06-03 08:00"))
     sizes = {"small": 3, "large": 6, "tiny": 2}
     for name in sizes:
-        await daily.subscribe(ChatRef("test", name, "group", name.title()), "09:00", TZ)
+        await core.subscribe(ChatRef("test", name, "group", name.title()), "09:00", TZ)
     clock.set(at("2026-06-03 09:00"))
     await daily.run_due()
     for chat_id, message in port.sent:

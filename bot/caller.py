@@ -1,0 +1,51 @@
+"""Who acts, where, and in which language: resolved once per event from the platform's refs.
+
+Every command and click starts here. The store's user and chat records (one read each when nothing
+changed) and the language to answer in travel down as one value, so no use case reads them again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.domain import ChatRef, UserRef
+from bot.store.database import Database
+from bot.store.people import ChatRecord, UserRecord, ensure_chat, ensure_user, find_chat, find_user
+from bot.text.i18n import resolve_language
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The person (if any) and the chat (if any) of one event, with the language to answer in."""
+
+    user: UserRecord | None
+    chat: ChatRecord | None
+    language: str
+    user_ref: UserRef | None = None
+    chat_ref: ChatRef | None = None
+
+    @property
+    def private(self) -> bool:
+        return self.chat is None or self.chat.kind == "private"
+
+
+def language_of(user: UserRecord | None, chat: ChatRecord | None, locale: str | None = None) -> str:
+    """A user's own choice wins in their DMs, then the chat's, then the platform's locale, then English."""
+    private = chat is None or chat.kind == "private"
+    return resolve_language(user=user.language if user and private else None,
+                            chat=chat.language if chat else None,
+                            locale=locale or (user.locale if user else None) or (chat.locale if chat else None))
+
+
+async def resolve(db: Database, now: float, user: UserRef | None = None, chat: ChatRef | None = None,
+                  *, create: bool = True) -> Caller:
+    """The records behind the refs (created on first sight, unless `create` is False: a refusal or a
+    help text stores nothing) and the language to answer in."""
+    if create:
+        person = await ensure_user(db, user, now) if user else None
+        place = await ensure_chat(db, chat, now) if chat else None
+    else:
+        person = await find_user(db, user.platform, user.platform_id) if user else None
+        place = await find_chat(db, chat.platform, chat.platform_id) if chat else None
+    locale = (user.locale if user else None) or (chat.locale if chat else None)
+    return Caller(person, place, language_of(person, place, locale), user, chat)

@@ -1,0 +1,108 @@
+"""Mock interviews and reviews as use cases: the engine's state changes turned into messages.
+
+The facade hands each call a resolved `Caller`; this module decides what is shown (a question, the
+edited answer, the next question or the report) and what a deadline does in a chat that is gone.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+
+from bot.bank.loader import Bank
+from bot.caller import Caller
+from bot.domain import AskedQuestion, InterviewFilters, Report
+from bot.interview.engine import AnswerResult, Delivery, InterviewEngine
+from bot.interview.view import feedback_message, question_message, report_message, result_message, verdict
+from bot.port import ChatGone, DeliveryError, DeliveryPort
+from bot.progress.view import review_status_message
+from bot.replies import ClickReply, Outgoing
+from bot.schedule.clock import Clock
+from bot.store import interviews as records
+from bot.store.database import Database
+from bot.store.people import get_chat
+from bot.store.review import due_count, next_due_at
+from bot.text.messages import Message
+
+log = logging.getLogger(__name__)
+
+
+class InterviewService:
+    """Start, answer, time out, stop and review interviews; `scheduled` tells the timer of a new deadline."""
+
+    def __init__(self, db: Database, bank: Bank, clock: Clock, engine: InterviewEngine,
+                 ports: Mapping[str, DeliveryPort], scheduled: Callable[[], None]) -> None:
+        self.db, self.bank, self.clock, self.engine = db, bank, clock, engine
+        self.ports, self.scheduled = ports, scheduled
+
+    def _question(self, delivery: Delivery, total: bool = False) -> Outgoing:
+        if delivery.asked.deadline is not None:
+            self.scheduled()
+        return Outgoing(question_message(self.bank, delivery), delivery.asked.id, delivery.total if total else None)
+
+    async def start(self, caller: Caller, filters: InterviewFilters) -> Outgoing:
+        return self._question(await self.engine.start(caller, filters), total=True)
+
+    async def current(self, caller: Caller) -> Outgoing | None:
+        delivery = await self.engine.current(caller)
+        return self._question(delivery) if delivery else None
+
+    async def stop(self, caller: Caller) -> Message | None:
+        report = await self.engine.stop(caller)
+        if report is None:
+            return None
+        interview = await records.get_interview(self.db, report.interview_id)
+        return report_message(self.bank, report, interview.language if interview else caller.language)
+
+    async def latest_report(self, caller: Caller) -> Report | None:
+        return await self.engine.latest_report(caller)
+
+    async def answer(self, caller: Caller, asked: AskedQuestion, letter: str) -> ClickReply:
+        """The clicked answer recorded: the pop-up verdict, the question edited, what comes next."""
+        result = await self.engine.answer_asked(caller, asked, letter)
+        return ClickReply(verdict(result), edit=result_message(self.bank, result), follow_ups=self._after(result),
+                          correct=result.correct, result=result, feedback=feedback_message(result))
+
+    def _after(self, result: AnswerResult) -> tuple[Outgoing, ...]:
+        if result.next is not None:
+            return (self._question(result.next),)
+        if result.report is not None:
+            return (Outgoing(report_message(self.bank, result.report, result.delivery.language)),)
+        return ()
+
+    async def review(self, caller: Caller) -> Outgoing:
+        """Start a review of the due missed questions, or say when the next one is due."""
+        delivery = await self.engine.start_review(caller)
+        if delivery is not None:
+            return self._question(delivery, total=True)
+        assert caller.user is not None
+        due = await due_count(self.db, caller.user.id, self.clock.now(), known=self.bank.questions)
+        upcoming = await next_due_at(self.db, caller.user.id, known=self.bank.questions)
+        return Outgoing(review_status_message(due, upcoming, caller.language))
+
+    async def expire(self) -> list[AnswerResult]:
+        """Close interview questions past their deadline in chats whose adapter runs: edit them, send what
+        follows; a chat that is gone stops its interview."""
+        results = await self.engine.expire_overdue(set(self.ports))
+        for result in results:
+            await self._deliver_timeout(result)
+        return results
+
+    async def _deliver_timeout(self, result: AnswerResult) -> None:
+        chat = await get_chat(self.db, result.delivery.asked.chat_id)
+        port = self.ports.get(chat.platform) if chat else None
+        if chat is None or port is None:
+            return
+        try:
+            ref = await records.message_ref(self.db, result.delivery.asked.id)
+            if ref is not None:
+                await port.edit(chat.address, ref, result_message(self.bank, result))
+            for outgoing in self._after(result):
+                new_ref = await port.send(chat.address, outgoing.message)
+                if outgoing.asked_id is not None:
+                    await records.set_message_ref(self.db, outgoing.asked_id, new_ref)
+        except ChatGone:
+            await self.engine.abandon(result.delivery.interview_id or 0)
+            log.warning("chat %d gone during a timed interview: interview stopped", chat.id)
+        except DeliveryError as error:
+            log.error("chat %d: timeout delivery failed: %s", chat.id, error)
