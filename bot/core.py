@@ -206,6 +206,10 @@ class Core:
         """A daily question as posted, with the current answer counter (for debounced counter edits)."""
         return await self.daily.question_view(asked_id)
 
+    async def answers_so_far(self, asked_id: int) -> int | None:
+        """An open daily question's answer count (for debounced counters); None once it is closed."""
+        return await self.daily.answers_so_far(asked_id)
+
     async def settings(self, chat: ChatRef) -> Message:
         return await self.daily.settings(await self.caller(chat=chat))
 

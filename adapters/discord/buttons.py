@@ -1,17 +1,22 @@
 """Answer buttons that keep working across restarts: a DynamicItem whose custom_id is the core's token.
 
 Nothing about a button lives in memory: the custom_id `a:<asked_id>:<letter>` is matched by the
-template, and the store decides whether the click counts (see clicks.py).
+template, and the store decides whether the click counts. As in discord.py's dynamic_counter
+example, the template, `from_custom_id` and the `callback` live in this one class; the callback hands
+the click to the client, whose `answer_click` (clicks.py) talks to the core. This module imports
+nothing of the adapter, so the renderer can build views of these buttons without an import cycle.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Protocol
 
 import discord
 
-from adapters.discord.clicks import answer_click
+
+class AnswersClicks(Protocol):
+    async def answer_click(self, interaction: discord.Interaction, token: str) -> None: ...
 
 TEMPLATE = r"a:(?P<asked_id>[0-9]+):(?P<letter>[a-f])"
 
@@ -36,7 +41,8 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button], template=TEMPLATE)
         return cls(match.group(0), getattr(item, "label", None))
 
     async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
-        await answer_click(interaction, self.custom_id)
+        client: AnswersClicks = interaction.client  # type: ignore[assignment]
+        await client.answer_click(interaction, self.custom_id)
 
 
 def is_answer_custom_id(custom_id: str) -> bool:

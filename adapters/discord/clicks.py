@@ -13,8 +13,8 @@ import discord
 
 from adapters.discord.errors import report_failure
 from adapters.discord.people import chat_ref, is_private, user_ref
-from adapters.discord.replies import in_time, send, tell, update
-from bot.domain import ChatRef
+from adapters.discord.replies import in_time, send, sent_id, tell, update
+from adapters.common.deliver import deliver
 
 log = logging.getLogger(__name__)
 
@@ -33,13 +33,9 @@ async def answer_click(interaction: discord.Interaction, token: str) -> None:
         else:
             await tell(interaction, reply.popup, ephemeral=True)
         for outgoing in reply.follow_ups:
-            sent = await send(interaction, outgoing.message)
-            if outgoing.asked_id is not None:
-                await core.posted(outgoing.asked_id, str(sent.id))
+            await deliver(core, lambda message: sent_id(send(interaction, message)), outgoing)
         if reply.counter is not None and interaction.message is not None:
-            # the post's own language (the channel's choice, else English), not the server's locale
-            language = await core.language(chat=ChatRef(chat.platform, chat.platform_id, chat.kind))
-            client.counters.bump(int(chat.platform_id), interaction.message.id, reply.counter[1], language)  # type: ignore[attr-defined]
+            client.port.answered(int(chat.platform_id), interaction.message.id, reply.counter[0])  # type: ignore[attr-defined]
         log.info("click %s by user %s in channel %s: %s", token, user.platform_id, chat.platform_id,
                  "edit" if reply.edit is not None else "popup")
     except Exception as error:  # noqa: BLE001 - the clicker gets a polite message, the log the traceback

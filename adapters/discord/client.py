@@ -12,9 +12,9 @@ import logging
 import discord
 from discord import app_commands
 
+from adapters.discord.clicks import answer_click
 from adapters.discord.buttons import AnswerButton, is_answer_custom_id
 from adapters.discord.commands import add_commands
-from adapters.discord.counter import Counters
 from adapters.discord.delivery import DiscordPort
 from adapters.discord.errors import on_app_command_error, refuse_unknown_component
 from adapters.discord.translator import CatalogTranslator
@@ -47,8 +47,7 @@ class InterviewClient(discord.Client):
             self, allowed_installs=app_commands.AppInstallationType(guild=True, user=False))
         self.tree.error(on_app_command_error)
         add_commands(self.tree)
-        self.port = DiscordPort(self)
-        self.counters = Counters(self)
+        self.port = DiscordPort(self, core)
         self.response_budget = 1.5
 
     async def setup_hook(self) -> None:
@@ -74,13 +73,17 @@ class InterviewClient(discord.Client):
     async def on_ready(self) -> None:
         log.info("connected to Discord as %s (%s)", self.user, self.user.id if self.user else "?")
 
+    async def answer_click(self, interaction: discord.Interaction, token: str) -> None:
+        """An answer button was pressed (AnswerButton.callback): the core decides, the clicker is answered."""
+        await answer_click(interaction, token)
+
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """Clicks that no answer button handles (forged, or not on the message) get a polite refusal."""
         if interaction.type is discord.InteractionType.component:
             await refuse_unknown_component(interaction, handled_by_buttons(interaction))
 
     async def close(self) -> None:
-        self.counters.close()
+        await self.port.counters.close()
         self.core.remove_port(self.port)
         await super().close()
 

@@ -16,7 +16,8 @@ from discord import app_commands
 from adapters.discord import choices
 from adapters.discord.people import chat_ref, is_private, user_ref
 from adapters.discord.places import anywhere, dm_only
-from adapters.discord.replies import defer, in_time, send, tell
+from adapters.common.deliver import deliver
+from adapters.discord.replies import defer, in_time, send, sent_id, tell
 from adapters.discord.server_commands import SERVER_COMMANDS, core_of
 from adapters.discord.translator import CatalogTranslator, text
 from adapters.discord.translator import option_about as about
@@ -24,31 +25,33 @@ from adapters.discord.translator import option_name as option
 from bot.text.commands import COMMANDS, commands_for
 from bot.core import Outgoing
 from bot.domain import InterviewFilters
+from bot.limits import INTERVIEW_COUNT_MAX, INTERVIEW_COUNT_MIN, TIME_LIMIT_MAX_S, TIME_LIMIT_MIN_S
 from bot.text.i18n import t
 from bot.text.messages import Message, Paragraph
 
 log = logging.getLogger(__name__)
-COUNT_MAX = 20
 
 
 async def send_question(interaction: discord.Interaction, outgoing: Outgoing) -> None:
     """A question (or a status text) as the reply; the core learns where a question went."""
-    sent = await send(interaction, outgoing.message)
-    if outgoing.asked_id is not None:
-        await core_of(interaction).posted(outgoing.asked_id, str(sent.id))
+    await deliver(core_of(interaction), lambda message: sent_id(send(interaction, message)), outgoing)
 
 
 @app_commands.command(name="interview", description=text("discord.command.interview"))
-@app_commands.rename(topic=option("topic"), level=option("level"), count=option("count"))
-@app_commands.describe(topic=about("topic"), level=about("level"), count=about("count"))
+@app_commands.rename(topic=option("topic"), level=option("level"), count=option("count"),
+                     time_limit=option("time_limit"))
+@app_commands.describe(topic=about("topic"), level=about("level"), count=about("count"),
+                       time_limit=about("time_limit"))
 @app_commands.choices(level=[app_commands.Choice(name=text(f"difficulty.{n}"), value=n) for n in (1, 2, 3)])
 @app_commands.autocomplete(topic=choices.topic)
 @dm_only()
 async def interview(interaction: discord.Interaction, topic: str | None = None, level: int | None = None,
-                    count: app_commands.Range[int, 1, COUNT_MAX] = 5) -> None:
-    """Start a mock interview in this DM."""
+                    count: app_commands.Range[int, INTERVIEW_COUNT_MIN, INTERVIEW_COUNT_MAX] = 5,
+                    time_limit: app_commands.Range[int, TIME_LIMIT_MIN_S, TIME_LIMIT_MAX_S] | None = None) -> None:
+    """Start a mock interview in this DM (timed when a time limit is given)."""
     core = core_of(interaction)
-    filters = InterviewFilters(topics=(topic,) if topic else (), difficulty=level, count=count)
+    filters = InterviewFilters(topics=(topic,) if topic else (), difficulty=level, count=count,
+                               time_limit_s=time_limit)
     outgoing = await in_time(interaction, core.start_interview(user_ref(interaction), chat_ref(interaction), filters))
     await send_question(interaction, outgoing)
 

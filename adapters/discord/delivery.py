@@ -16,7 +16,10 @@ import discord
 from adapters.discord.render import Part, render
 from bot.port import ChatGone, DeliveryError, DeliveryUnknown
 from bot.text.messages import Message
+from adapters.common.counter import CounterDebouncer
+from bot.core import ChatRef, Core
 from bot.domain import ChatAddress
+from bot.text.i18n import t
 
 log = logging.getLogger(__name__)
 UNKNOWN_MESSAGE = 10008  # the message was deleted: an edit falls back to a new message
@@ -37,8 +40,26 @@ class DiscordPort:
     platform = "discord"
     posts_per_second = 20.0  # well under Discord's ~50 requests/s per bot; each post is one request
 
-    def __init__(self, client: discord.Client) -> None:
-        self.client = client
+    def __init__(self, client: discord.Client, core: Core, counter_delay: float = 2.0) -> None:
+        self.client, self.core = client, core
+        self.counters: CounterDebouncer[tuple[int, int]] = CounterDebouncer(self._show_count, counter_delay)
+        self._asked: dict[tuple[int, int], int] = {}  # (channel, message) -> the daily question it shows
+
+    def answered(self, channel_id: int, message_id: int, asked_id: int) -> None:
+        """A member answered a daily question: its count on the message, soon (one edit for a burst)."""
+        self._asked[(channel_id, message_id)] = asked_id
+        self.counters.mark((channel_id, message_id))
+
+    async def _show_count(self, key: tuple[int, int]) -> None:
+        """The count only (never who answered what), read from the store; nothing once the question closed."""
+        asked_id = self._asked.pop(key, None)
+        count = await self.core.answers_so_far(asked_id) if asked_id is not None else None
+        if not count:
+            return
+        channel_id, message_id = key
+        language = await self.core.language(chat=ChatRef(self.platform, str(channel_id), "group"))
+        message = self.client.get_partial_messageable(channel_id).get_partial_message(message_id)
+        await message.edit(content=t(language, "discord.counter", count=count))
 
     def _channel(self, chat: ChatAddress) -> discord.PartialMessageable:
         return self.client.get_partial_messageable(int(chat.platform_id))
@@ -61,9 +82,7 @@ class DiscordPort:
     async def edit(self, chat: ChatAddress, ref: str, message: Message) -> None:
         """Replace the message (its counter and buttons too); a deleted message is posted anew."""
         first, *rest = render(message)
-        counters = getattr(self.client, "counters", None)
-        if counters is not None:
-            counters.finalize(int(ref))
+        self.counters.finalize((int(chat.platform_id), int(ref)))  # no counter edit lands over the reveal
         target = self._channel(chat).get_partial_message(int(ref))
         try:
             await target.edit(content=None, embeds=first.embeds, view=first.view(), attachments=first.files())

@@ -17,6 +17,7 @@ from typing import Any
 
 import discord
 
+from adapters.discord.buttons import AnswerButton
 from bot.limits import BUTTON_LABEL_MAX
 from bot.text.messages import Block, Button, CodeBlock, Message, OptionList, Paragraph, Table, inline_spans
 
@@ -191,8 +192,6 @@ def button_rows(rows: tuple[tuple[Button, ...], ...]) -> list[list[Button]]:
 
 def answer_view(rows: tuple[tuple[Button, ...], ...]) -> discord.ui.View:
     """A view of answer buttons that needs no memory: every button is a DynamicItem found by its custom_id."""
-    from adapters.discord.buttons import AnswerButton  # buttons -> clicks -> render: import at use
-
     view = discord.ui.View(timeout=None)
     for number, row in enumerate(button_rows(rows)):
         for button in row:

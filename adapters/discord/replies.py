@@ -68,6 +68,11 @@ async def send(interaction: discord.Interaction, message: Message, *, ephemeral:
     return sent
 
 
+async def sent_id(sending: Awaitable[discord.Message]) -> str:
+    """The reference the core keeps for a sent message: its id."""
+    return str((await sending).id)
+
+
 async def tell(interaction: discord.Interaction, text: str, *, ephemeral: bool = True) -> None:
     """A short text reply (a refusal, a confirmation)."""
     if not interaction.response.is_done():

@@ -19,10 +19,9 @@ from telegram.ext import (Application, ApplicationBuilder, CallbackQueryHandler,
 
 from adapters.telegram import clicks, group, handlers, menus
 from adapters.telegram.admin import AdminCheck
-from adapters.telegram.counters import CounterEdits
 from adapters.telegram.delivery import Pacing, Sleep, TelegramPort
 from adapters.telegram.errors import on_error
-from adapters.telegram.services import SERVICES, Services
+from adapters.telegram.services import SERVICES, Services, counter_edits
 from bot.text.commands import COMMANDS, commands_for
 from bot.app.config import Settings
 from bot.core import Core
@@ -79,7 +78,7 @@ def build_application(core: Core, token: str, *, base_url: str | None = None, pa
     application = builder.build()
     port = TelegramPort(application.bot, pacing, sleep)
     application.bot_data[SERVICES] = Services(core, port, AdminCheck(application.bot, admin_ttl),
-                                              CounterEdits(core, port, counter_delay))
+                                              counter_edits(core, port, counter_delay))
     core.add_port(port)
     register(application)
     return application

@@ -63,7 +63,7 @@ async def answer_click(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     for outgoing in reply.follow_ups:
         await deliver(context, chat_id, outgoing)
     if reply.counter is not None:
-        app.counters.answered(chat_id, message_id, reply.counter[0])
+        app.counters.mark((chat_id, message_id, reply.counter[0]))
 
 
 async def menu_click(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

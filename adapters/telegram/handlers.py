@@ -7,6 +7,7 @@ reaches the error handler, which answers with its text.
 from __future__ import annotations
 
 import logging
+import re
 
 from telegram import Update
 from telegram.ext import ContextTypes
@@ -20,28 +21,25 @@ from bot.text.messages import Message, Paragraph
 
 log = logging.getLogger(__name__)
 INTERVIEW_LINK = "interview_"  # t.me/<bot>?start=interview_<topic>
-MAX_COUNT = 30
-MIN_SECONDS, MAX_SECONDS = 10, 600  # a timed interview: seconds per question
+NUMBER = re.compile(r"[0-9]{1,6}")  # ASCII digits only: "¹²" is a digit to str.isdigit, not to int()
+SECONDS = re.compile(r"[0-9]{1,6}s")
 
 
 def interview_filters(args: list[str]) -> InterviewFilters | None:
-    """`[topic] [count] [seconds]s` in any order (e.g. `sync 5 60s`); None when that is not what was typed."""
+    """`[topic] [count] [seconds]s` in any order (e.g. `sync 5 60s`); None when that is not what was typed.
+    The numbers' ranges are the core's to check (the same on every platform, with a clear message)."""
     topic: str | None = None
     count: int | None = None
     seconds: int | None = None
     for arg in args:
-        if arg.isdigit() and count is None:
+        if NUMBER.fullmatch(arg) and count is None:
             count = int(arg)
-        elif arg[:-1].isdigit() and arg.endswith("s") and seconds is None:
+        elif SECONDS.fullmatch(arg) and seconds is None:
             seconds = int(arg[:-1])
         elif not arg[:1].isdigit() and topic is None:
             topic = arg
         else:
             return None
-    if count is not None and not 1 <= count <= MAX_COUNT:
-        return None
-    if seconds is not None and not MIN_SECONDS <= seconds <= MAX_SECONDS:
-        return None
     return InterviewFilters(topics=(topic,) if topic else (), count=count or 5, time_limit_s=seconds)
 
 

@@ -10,7 +10,8 @@ from telegram import Chat, Update, User
 from telegram.ext import ContextTypes
 
 from adapters.telegram.admin import AdminCheck
-from adapters.telegram.counters import CounterEdits
+from adapters.common.counter import CounterDebouncer
+from adapters.common.deliver import deliver as deliver_outgoing
 from adapters.telegram.delivery import TelegramPort
 from bot.core import Core, Outgoing
 from bot.domain import ChatRef, UserRef
@@ -25,7 +26,7 @@ class Services:
     core: Core
     port: TelegramPort
     admins: AdminCheck
-    counters: CounterEdits
+    counters: CounterDebouncer[tuple[int, int, int]]  # (chat id, message id, asked id)
 
 
 def services(context: ContextTypes.DEFAULT_TYPE) -> Services:
@@ -73,7 +74,15 @@ async def reply_key(update: Update, context: ContextTypes.DEFAULT_TYPE, key: str
 async def deliver(context: ContextTypes.DEFAULT_TYPE, chat_id: int, outgoing: Outgoing) -> str:
     """Send one of the core's outgoing messages; a question's message ref goes back to the core."""
     app = services(context)
-    ref = await app.port.post(chat_id, outgoing.message)
-    if outgoing.asked_id is not None:
-        await app.core.posted(outgoing.asked_id, ref)
-    return ref
+    return await deliver_outgoing(app.core, lambda message: app.port.post(chat_id, message), outgoing)
+
+
+def counter_edits(core: Core, port: TelegramPort, delay: float) -> CounterDebouncer[tuple[int, int, int]]:
+    """The answer counter: the question re-rendered with the store's count, under the port's lock for the
+    message, and skipped once it is closed (so it never lands over the reveal)."""
+
+    async def flush(key: tuple[int, int, int]) -> None:
+        chat_id, message_id, asked_id = key
+        await port.replace_if(chat_id, message_id, lambda: core.daily_question(asked_id))
+
+    return CounterDebouncer(flush, delay)

@@ -266,6 +266,13 @@ class DailyService:
         stats = await posts.post_stats(self.db, asked.id, fastest=0)
         return DailyAnswer(correct, stats.answered, asked.id)
 
+    async def answers_so_far(self, asked_id: int) -> int | None:
+        """How many members answered an open daily question; None once it is closed (or is not one)."""
+        post = await posts.post_of_asked(self.db, asked_id)
+        if post is None or post.state in ("revealed", "failed") or self.clock.now() > post.reveal_at:
+            return None
+        return (await posts.post_stats(self.db, asked_id, fastest=0)).answered
+
     async def question_view(self, asked_id: int) -> Message | None:
         """The open daily question as posted, with its current answer count; None once closed."""
         asked = await records.get_asked(self.db, asked_id)

@@ -24,4 +24,4 @@ def core(db, bank, clock) -> Core:
 async def discord_(core, recorder, monkeypatch):
     client = await make_client(core, recorder, monkeypatch)
     yield Discord(client, recorder)
-    client.counters.close()
+    await client.port.counters.close()

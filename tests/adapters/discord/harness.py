@@ -193,7 +193,7 @@ async def make_client(core: Core, recorder: Recorder, monkeypatch: Any) -> Inter
     await client._async_setup_hook()
     client._connection.user = discord.ClientUser(state=client._connection, data=BOT_USER)
     await client.setup_hook()
-    client.counters.delay = 0.05
+    client.port.counters.delay = 0.05
     return client
 
 

@@ -46,7 +46,9 @@ async def test_turkish_and_english_localizations(discord_, recorder) -> None:
     options = {option["name"]: option for option in interview["options"]}
     assert options["topic"]["name_localizations"]["tr"] == "konu" and options["topic"]["autocomplete"]
     assert [c["name_localizations"]["tr"] for c in options["level"]["choices"]] == ["kolay", "orta", "zor"]
-    assert options["count"]["min_value"] == 1 and options["count"]["max_value"] == 20
+    assert options["count"]["min_value"] == 1 and options["count"]["max_value"] == 30, "the same as Telegram's"
+    assert options["time_limit"]["min_value"] == 10 and options["time_limit"]["max_value"] == 600
+    assert options["time_limit"]["name_localizations"]["tr"] == "süre-sınırı" and not options["time_limit"]["required"]
     subscribe = commands["subscribe"]
     assert subscribe["default_member_permissions"] == "32" or subscribe["default_member_permissions"] == 32
     assert subscribe["contexts"] == [0] and interview["contexts"] == [1] and sorted(commands["help"]["contexts"]) == [0, 1]

@@ -179,3 +179,26 @@ async def test_filters_and_unknown_topics(core: Core, engine: InterviewEngine) -
 async def test_language_follows_locale(core: Core, engine: InterviewEngine) -> None:
     delivery = await engine.start(await core.caller(BOB, ChatRef("test", "dm-bob")), InterviewFilters(count=1))
     assert delivery.language == "tr"
+
+
+@pytest.mark.parametrize("filters, key", [
+    (InterviewFilters(count=0), "interview.bad_count"), (InterviewFilters(count=31), "interview.bad_count"),
+    (InterviewFilters(time_limit_s=5), "interview.bad_time_limit"),
+    (InterviewFilters(time_limit_s=601), "interview.bad_time_limit"),
+])
+async def test_every_platform_gets_the_same_interview_limits(core: Core, filters: InterviewFilters, key: str) -> None:
+    with pytest.raises(InterviewError) as refused:
+        await core.start_interview(ALICE, DM, filters)
+    assert refused.value.key == key
+    text = core.error_text("en", refused.value)
+    assert "30" in text or "600" in text
+
+
+async def test_a_click_in_another_chat_is_refused_and_records_nothing(core: Core, engine: InterviewEngine,
+                                                                      db: Database) -> None:
+    delivery = await engine.start(await core.caller(ALICE, DM), InterviewFilters(count=2))
+    with pytest.raises(AnswerRefused) as refused:
+        await answer(core, ALICE, answer_token(delivery.asked.id, right_letter(delivery)),
+                     chat=ChatRef("test", "some-group", "group"))
+    assert refused.value.reason == "wrong_chat"
+    assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == 0
