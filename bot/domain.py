@@ -6,12 +6,14 @@ They are frozen dataclasses so that a loaded bank can be shared by every adapter
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from collections.abc import Iterable
+from typing import Literal, TypeVar
 
 Language = Literal["tr", "en"]
 LANGUAGES: tuple[Language, ...] = ("en", "tr")
 SENIORITIES: tuple[str, ...] = ("junior", "mid", "senior")
 LETTERS = "abcdef"
+K = TypeVar("K")
 
 
 def pick_language(texts: dict[str, str], language: str) -> str:
@@ -199,6 +201,16 @@ class Breakdown:
     @property
     def accuracy(self) -> float:
         return self.right / self.total if self.total else 0.0
+
+
+def tally(pairs: Iterable[tuple[K, bool]]) -> dict[K, Breakdown]:
+    """(key, right?) pairs counted into a Breakdown per key, in key order."""
+    counts: dict[K, list[int]] = {}
+    for key, correct in pairs:
+        cell = counts.setdefault(key, [0, 0])
+        cell[0] += bool(correct)
+        cell[1] += 1
+    return {key: Breakdown(right, total) for key, (right, total) in sorted(counts.items())}  # type: ignore[type-var]
 
 
 @dataclass(frozen=True)

@@ -22,12 +22,13 @@ from adapters.discord.server_commands import SERVER_COMMANDS, core_of
 from adapters.discord.translator import CatalogTranslator, text
 from adapters.discord.translator import option_about as about
 from adapters.discord.translator import option_name as option
-from bot.text.commands import COMMANDS, commands_for
+from bot.text.commands import COMMANDS
+from bot.text.commands import help_message as shared_help
 from bot.core import Outgoing
 from bot.domain import InterviewFilters
 from bot.limits import INTERVIEW_COUNT_MAX, INTERVIEW_COUNT_MIN, TIME_LIMIT_MAX_S, TIME_LIMIT_MIN_S
 from bot.text.i18n import t
-from bot.text.messages import Message, Paragraph
+from bot.text.messages import Message
 
 log = logging.getLogger(__name__)
 
@@ -107,12 +108,8 @@ async def language(interaction: discord.Interaction, language: str) -> None:
 
 
 def help_message(language: str, where: Literal["private", "group"]) -> Message:
-    """What the bot does and the slash commands offered here."""
-    names = {command.name for command in all_commands()}
-    lines = "\n".join(f"- `/{command.name}`: {t(language, f'discord.command.{command.name}')}"
-                      for command in commands_for(where) if command.name in names)
-    return Message((Paragraph(t(language, "help.title"), "title"), Paragraph(t(language, f"help.intro_{where}")),
-                    Paragraph(t(language, "discord.commands_title"), "title"), Paragraph(lines)))
+    """What the bot does and the slash commands offered here, in their Discord wording."""
+    return shared_help(language, where, keys="discord.command", offered={command.name for command in all_commands()})
 
 
 @app_commands.command(name="help", description=text("discord.command.help"))

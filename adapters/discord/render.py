@@ -19,6 +19,7 @@ import discord
 
 from adapters.discord.buttons import AnswerButton
 from bot.limits import BUTTON_LABEL_MAX
+from bot.text.plaintext import table_text as plain_table
 from bot.text.messages import Block, Button, CodeBlock, Message, OptionList, Paragraph, Table, inline_spans
 
 TITLE_MAX, DESCRIPTION_MAX, FOOTER_MAX = 256, 4096, 2048
@@ -85,11 +86,7 @@ def fence(code: str, language: str = "python") -> str:
 
 
 def table_text(block: Table) -> str:
-    rows = [block.header, *block.rows]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(block.header))]
-    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
-    lines.insert(1, "  ".join("-" * width for width in widths))
-    return fence("\n".join(lines), "")
+    return fence(plain_table(block), "")
 
 
 def block_text(block: Block) -> str:

@@ -7,12 +7,12 @@ so a message can be split between blocks (or inside an oversized block) without 
 from __future__ import annotations
 
 import html
-import unicodedata
 from dataclasses import dataclass
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.limits import CALLBACK_DATA_MAX_BYTES
+from bot.text.plaintext import table_text as plain_table
 from bot.text.messages import Block, CodeBlock, Message, OptionList, Paragraph, Table, inline_spans
 
 MESSAGE_LIMIT = 4096  # Telegram counts text after parsing; we count the HTML, which is never shorter
@@ -119,24 +119,8 @@ def _options(options: OptionList) -> str:
     return "\n".join(lines)
 
 
-def _plain(cell: str) -> str:
-    return "".join(value for _, value in inline_spans(cell))
-
-
-def _width(text: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
-
-
 def table_text(table: Table) -> str:
-    """A monospaced table: columns padded to their widest cell, a rule under the header."""
-    rows = [tuple(_plain(cell) for cell in table.header), *(tuple(_plain(c) for c in row) for row in table.rows)]
-    widths = [max(_width(row[i]) for row in rows if i < len(row)) for i in range(len(table.header))]
-
-    def line(row: tuple[str, ...]) -> str:
-        return "  ".join(cell + " " * (widths[i] - _width(cell)) for i, cell in enumerate(row)).rstrip()
-
-    rule = "  ".join("─" * width for width in widths)
-    return "\n".join([line(rows[0]), rule, *(line(row) for row in rows[1:])])
+    return plain_table(table, rule="─")
 
 
 # --- oversized blocks ---------------------------------------------------------------------------------

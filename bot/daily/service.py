@@ -17,7 +17,7 @@ from bot.schedule.clock import Clock
 from bot.caller import Caller
 from bot.daily.view import daily_question_message, reveal_message, subscription_message
 from bot.port import ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryUnknown
-from bot.domain import AskedQuestion, ChatRef, Question, RecordedAnswer, UserRef
+from bot.domain import AskedQuestion, Question, RecordedAnswer
 from bot.interview.engine import Delivery
 from bot.text.messages import Message
 from bot.errors import AnswerRefused, UserError
@@ -214,8 +214,7 @@ class DailyService:
                 record = await get_chat(self.db, record.id) or record
                 continue
             except ChatGone as gone:
-                await posts.deactivate_subscription(self.db, record.id, self.clock.now())
-                log.warning("chat %d is gone (%s): subscription deactivated", record.id, gone)
+                await self._chat_gone(record, f"post {post.id}: {gone}")
                 return "failed", f"gone: {gone}"
             except DeliveryUnknown as unknown:
                 log.warning("chat %d: post %d outcome unknown (%s); not resending", record.id, post.id, unknown)
@@ -320,14 +319,18 @@ class DailyService:
                 await port.edit(record.address, ref, message)
             else:
                 await port.send(record.address, message)
-        except ChatGone:
-            await posts.deactivate_subscription(self.db, record.id, self.clock.now())
-            log.warning("chat %d gone at reveal of post %d: subscription deactivated", record.id, post.id)
+        except ChatGone as gone:
+            await self._chat_gone(record, f"reveal of post {post.id}: {gone}")
         except DeliveryError as error:
             log.error("chat %d: reveal of post %d failed: %s", record.id, post.id, error)
         await posts.mark_post(self.db, post.id, "revealed", self.clock.now())
         log.info("chat %d: post %d revealed (%d answered, %d right)", record.id, post.id, stats.answered, stats.right)
         return True
+
+    async def _chat_gone(self, record: ChatRecord, what: str) -> None:
+        """The bot was removed or blocked: its daily question stops (a new /subscribe starts it again)."""
+        await posts.deactivate_subscription(self.db, record.id, self.clock.now())
+        log.warning("chat %d is gone (%s): subscription deactivated", record.id, what)
 
     @staticmethod
     def _language(record: ChatRecord) -> str:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 from bot.bank.loader import Bank
-from bot.domain import AskedQuestion, Breakdown, QuestionResult, RecordedAnswer, Report
+from bot.domain import AskedQuestion, Breakdown, QuestionResult, RecordedAnswer, Report, tally
 
 
 def build_report(interview_id: int, status: str, bank: Bank,
@@ -19,8 +17,8 @@ def build_report(interview_id: int, status: str, bank: Bank,
         chosen = answer.option_index if answer else None
         results.append(QuestionResult(question, delivery, chosen, bool(answer and answer.correct),
                                       answer.latency_ms if answer else None))
-    by_topic = _breakdown(results, lambda result: result.question.topic)
-    by_difficulty = _breakdown(results, lambda result: result.question.difficulty)
+    by_topic = tally((result.question.topic, result.correct) for result in results)
+    by_difficulty = tally((result.question.difficulty, result.correct) for result in results)
     times = [result.latency_ms for result in results if result.latency_ms is not None]
     return Report(
         interview_id=interview_id,
@@ -32,15 +30,6 @@ def build_report(interview_id: int, status: str, bank: Bank,
         mean_time_ms=round(sum(times) / len(times)) if times else 0,
         weakest_topic=_weakest(by_topic),
     )
-
-
-def _breakdown(results: list[QuestionResult], key) -> dict:
-    counts: dict = defaultdict(lambda: [0, 0])
-    for result in results:
-        cell = counts[key(result)]
-        cell[0] += result.correct
-        cell[1] += 1
-    return {name: Breakdown(right, total) for name, (right, total) in sorted(counts.items())}
 
 
 def _weakest(by_topic: dict[str, Breakdown]) -> str | None:

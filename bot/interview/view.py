@@ -6,6 +6,7 @@ from bot.bank.loader import Bank
 from bot.domain import LETTERS, Question, Report
 from bot.interview.engine import AnswerResult, Delivery
 from bot.text.i18n import t
+from bot.text.units import duration, percent
 from bot.limits import BUTTON_LABEL_MAX, SHORT_OPTION_MAX
 from bot.text.markup import parse_markup
 from bot.text.messages import Block, Button, Message, OptionLine, OptionList, Paragraph
@@ -102,28 +103,19 @@ def result_message(bank: Bank, result: AnswerResult) -> Message:
     return Message(tuple(blocks))
 
 
-def _duration(ms: int) -> str:
-    seconds = round(ms / 1000)
-    return f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
-
-
-def _percent(right: int, total: int) -> int:
-    return round(100 * right / total) if total else 0
-
-
 def report_message(bank: Bank, report: Report, language: str) -> Message:
     """The scored report: score, time, per topic and difficulty, the weakest topic, what to review."""
     blocks: list[Block] = [Paragraph(t(language, "report.title"), "title")]
     if report.status == "stopped":
         blocks.append(Paragraph(t(language, "report.stopped"), "muted"))
     blocks.append(Paragraph(t(language, "report.score", score=report.score, total=report.total,
-                              percent=_percent(report.score, report.total))))
-    blocks.append(Paragraph(t(language, "report.time", total=_duration(report.total_time_ms),
-                              mean=_duration(report.mean_time_ms))))
+                              percent=percent(report.score, report.total))))
+    blocks.append(Paragraph(t(language, "report.time", total=duration(language, report.total_time_ms),
+                              mean=duration(language, report.mean_time_ms))))
     topic_lines = [t(language, "report.line", name=topic_label(bank, name, language), right=b.right, total=b.total,
-                     percent=_percent(b.right, b.total)) for name, b in report.by_topic.items()]
+                     percent=percent(b.right, b.total)) for name, b in report.by_topic.items()]
     difficulty_lines = [t(language, "report.line", name=t(language, f"difficulty.{level}"), right=b.right,
-                          total=b.total, percent=_percent(b.right, b.total)) for level, b in report.by_difficulty.items()]
+                          total=b.total, percent=percent(b.right, b.total)) for level, b in report.by_difficulty.items()]
     if topic_lines:
         blocks.append(Paragraph(t(language, "report.by_topic"), "title"))
         blocks.append(Paragraph("\n".join(f"- {line}" for line in topic_lines)))

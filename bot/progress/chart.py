@@ -1,4 +1,4 @@
-"""The progress chart drawn in a short-lived child process.
+"""The progress chart: weekly accuracy per topic over answers per week, drawn in a short-lived child process.
 
 matplotlib costs a running bot about 37 MB once loaded, for a chart asked for now and then; a child
 process started for each chart takes that memory away with it when it exits. If a child cannot be
@@ -8,14 +8,66 @@ started, the chart is drawn in a thread instead: slower to free, never missing.
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import multiprocessing
 from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
 
-from bot.progress.stats import Progress, progress_chart_png
+from bot.progress.stats import Progress
+from bot.text.i18n import t
 
 log = logging.getLogger(__name__)
+CHART_SIZE_PX = (800, 450)
+CHART_DPI = 100
+CHART_MAX_TICKS = 10
+CHART_MAX_TOPICS = 8  # more lines than this are unreadable; the tables still list every topic
+
+
+def _chart_topics(progress: Progress) -> list[str]:
+    """The most answered topics (at most CHART_MAX_TOPICS), in name order for a stable legend."""
+    busiest = sorted(progress.by_topic, key=lambda topic: (-progress.by_topic[topic].total, topic))
+    return sorted(busiest[:CHART_MAX_TOPICS])
+
+
+def progress_chart_png(progress: Progress, language: str, labels: Mapping[str, str] | None = None) -> bytes:
+    """Weekly accuracy per topic (lines, 0-100 %) over answers per week (bars), as PNG bytes.
+
+    Draws on its own Figure and Agg canvas: no pyplot, so no global figure state or backend switch
+    leaks into a long-running bot. `labels` maps topic names to what the legend shows.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.dates import DateFormatter
+    from matplotlib.figure import Figure
+
+    labels = labels or {}
+    width, height = CHART_SIZE_PX
+    figure = Figure(figsize=(width / CHART_DPI, height / CHART_DPI), dpi=CHART_DPI, layout="constrained")
+    FigureCanvasAgg(figure)
+    accuracy_axes = figure.add_subplot()
+    count_axes = accuracy_axes.twinx()
+    weeks = progress.weeks
+    count_axes.bar(weeks, [progress.answers_in(week) for week in weeks], width=5, color="#d9d9d9",
+                   label=t(language, "progress.chart.answers"))
+    for topic in _chart_topics(progress):
+        series = progress.weekly[topic]
+        points = sorted(series)
+        accuracy_axes.plot(points, [100 * series[week].accuracy for week in points], marker="o",
+                           label=labels.get(topic, topic))
+    accuracy_axes.set_zorder(count_axes.get_zorder() + 1)  # lines over bars
+    accuracy_axes.patch.set_visible(False)
+    accuracy_axes.set_ylim(-5, 105)
+    accuracy_axes.set_ylabel(t(language, "progress.chart.accuracy"))
+    accuracy_axes.set_xlabel(t(language, "progress.chart.week"))
+    count_axes.set_ylabel(t(language, "progress.chart.answers"))
+    count_axes.yaxis.get_major_locator().set_params(integer=True)
+    accuracy_axes.set_xticks(weeks[:: max(1, -(-len(weeks) // CHART_MAX_TICKS))])  # a tick per week, thinned
+    accuracy_axes.xaxis.set_major_formatter(DateFormatter("%d.%m" if language == "tr" else "%d %b"))
+    accuracy_axes.set_title(t(language, "progress.chart.title"))
+    accuracy_axes.legend(loc="upper left", fontsize="small")
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=CHART_DPI)
+    return buffer.getvalue()
 
 
 async def draw_progress_chart(progress: Progress, language: str, labels: Mapping[str, str]) -> bytes:

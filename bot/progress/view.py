@@ -7,13 +7,11 @@ from datetime import datetime, timezone
 from bot.bank.loader import Bank
 from bot.domain import Breakdown
 from bot.text.i18n import t
+from bot.text.units import duration, percent
 from bot.text.messages import Block, Message, Paragraph, Table
 from bot.interview.view import topic_label
-from bot.progress.stats import InterviewSummary, Progress, progress_chart_png
-
-
-def _percent(right: int, total: int) -> int:
-    return round(100 * right / total) if total else 0
+from bot.progress.chart import progress_chart_png
+from bot.progress.stats import InterviewSummary, Progress
 
 
 def _date(timestamp: float) -> str:
@@ -21,15 +19,8 @@ def _date(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, tz=timezone.utc).strftime("%Y-%m-%d")
 
 
-def _duration(language: str, ms: int) -> str:
-    seconds = round(ms / 1000)
-    if seconds >= 60:
-        return t(language, "history.minutes", minutes=seconds // 60, seconds=seconds % 60)
-    return t(language, "history.seconds", seconds=seconds)
-
-
 def _row(language: str, name: str, tally: Breakdown) -> tuple[str, str, str]:
-    return name, str(tally.total), t(language, "progress.percent", percent=_percent(tally.right, tally.total))
+    return name, str(tally.total), t(language, "progress.percent", percent=percent(tally.right, tally.total))
 
 
 def chart_labels(bank: Bank, progress: Progress, language: str) -> dict[str, str]:
@@ -45,7 +36,7 @@ def progress_message(bank: Bank, progress: Progress, language: str, image: bytes
     blocks: list[Block] = [
         Paragraph(t(language, "progress.title"), "title"),
         Paragraph(t(language, "progress.overall", answered=progress.answered, right=progress.right,
-                    percent=_percent(progress.right, progress.answered))),
+                    percent=percent(progress.right, progress.answered))),
     ]
     if progress.timed_out:
         blocks.append(Paragraph(t(language, "progress.timed_out", count=progress.timed_out), "muted"))
@@ -75,8 +66,8 @@ def history_message(bank: Bank, summaries: list[InterviewSummary], language: str
         (_date(summary.started_at), _kind(language, summary),
          ", ".join(topic_label(bank, topic, language) for topic in summary.topics) or "-",
          t(language, "history.score", score=summary.score, total=summary.total,
-           percent=_percent(summary.score, summary.total)),
-         _duration(language, summary.total_time_ms))
+           percent=percent(summary.score, summary.total)),
+         duration(language, summary.total_time_ms))
         for summary in summaries
     )
     header = tuple(t(language, f"history.column.{column}") for column in ("date", "kind", "topics", "score", "time"))

@@ -7,7 +7,7 @@ member answered right; a post still open that the member has not answered yet do
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Literal
 from zoneinfo import ZoneInfo
@@ -22,16 +22,12 @@ MIN_ACTIVE_MEMBERS = 3
 
 
 @dataclass(frozen=True)
-class BoardRow:
-    rank: int
-    user_id: int
-    name: str
-    points: int
-    answered: int
-    right: int
-    time_ms: int
-    streak: int
-    best_streak: int
+class BoardRow(scores.MemberTotals):
+    """A member's totals with their place on the board and their streaks."""
+
+    rank: int = 0
+    streak: int = 0
+    best_streak: int = 0
 
     @property
     def accuracy(self) -> float:
@@ -82,8 +78,7 @@ async def chat_board(db: Database, chat_id: int, period: Period, now: float, tz:
 
     def row(rank: int, totals_row: scores.MemberTotals) -> BoardRow:
         current, best = streaks(posts, results.get(totals_row.user_id, {}))
-        return BoardRow(rank, totals_row.user_id, totals_row.name, totals_row.points, totals_row.answered,
-                        totals_row.right, totals_row.time_ms, current, best)
+        return BoardRow(**asdict(totals_row), rank=rank, streak=current, best_streak=best)
 
     rows = tuple(row(i + 1, t) for i, t in enumerate(shown))
     me = row(caller + 1, totals[caller]) if caller is not None and caller >= top else None

@@ -166,12 +166,6 @@ async def post_of_asked(db: Database, asked_id: int) -> DailyPost | None:
     return _post(row) if row else None
 
 
-async def has_scheduled_post(db: Database, chat_id: int, local_day: str) -> bool:
-    row = await db.fetch_one(
-        "SELECT 1 FROM daily_posts WHERE chat_id = ? AND local_date = ? AND kind = 'scheduled'", (chat_id, local_day))
-    return row is not None
-
-
 async def mark_post(db: Database, post_id: int, state: str, now: float, error: str | None = None) -> None:
     column = {"sent": "sent_at", "revealed": "revealed_at"}.get(state)
     async with db.transaction() as connection:

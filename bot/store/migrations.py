@@ -136,6 +136,7 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE subscriptions ADD COLUMN next_post_at REAL;
     CREATE INDEX subscriptions_due ON subscriptions (next_post_at) WHERE active = 1;
     CREATE INDEX asked_open_deadlines ON asked_questions (deadline) WHERE closed_at IS NULL AND deadline IS NOT NULL;
+    ALTER TABLE chats DROP COLUMN settings;
     """,
 )
 

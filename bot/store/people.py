@@ -1,8 +1,7 @@
-"""Users and chats: a platform's ids mapped to the store's, with names, languages and settings."""
+"""Users and chats: a platform's ids mapped to the store's, with names and languages."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +27,6 @@ class ChatRecord:
     kind: str
     title: str
     language: str | None
-    settings: dict[str, Any]
     locale: str | None = None
 
     @property
@@ -42,7 +40,7 @@ def _user(row: Any) -> UserRecord:
 
 def _chat(row: Any) -> ChatRecord:
     return ChatRecord(row["id"], row["platform"], row["platform_chat_id"], row["kind"], row["title"],
-                      row["language"], json.loads(row["settings"] or "{}"), row["locale"])
+                      row["language"], row["locale"])
 
 
 async def ensure_user(db: Database, user: UserRef, now: float) -> UserRecord:
@@ -123,21 +121,6 @@ async def set_user_language(db: Database, user_id: int, language: str | None) ->
 async def set_chat_language(db: Database, chat_id: int, language: str | None) -> None:
     async with db.transaction() as connection:
         await connection.execute("UPDATE chats SET language = ? WHERE id = ?", (language, chat_id))
-
-
-async def update_chat_settings(db: Database, chat_id: int, changes: dict[str, Any]) -> dict[str, Any]:
-    """Merge `changes` into the chat's settings (a None value removes a key); returns the result."""
-    async with db.transaction() as connection:
-        async with connection.execute("SELECT settings FROM chats WHERE id = ?", (chat_id,)) as cursor:
-            row = await cursor.fetchone()
-        settings = json.loads(row[0]) if row else {}
-        for key, value in changes.items():
-            if value is None:
-                settings.pop(key, None)
-            else:
-                settings[key] = value
-        await connection.execute("UPDATE chats SET settings = ? WHERE id = ?", (json.dumps(settings), chat_id))
-    return settings
 
 
 async def move_chat(db: Database, platform: str, old_id: str, new_id: str) -> None:

@@ -7,6 +7,7 @@ slash commands; both take descriptions from the catalogs (`command.<name>`), in 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Collection
 from typing import Literal
 
 from bot.text.i18n import t
@@ -47,11 +48,16 @@ def commands_for(where: Literal["private", "group"]) -> tuple[Command, ...]:
     return tuple(command for command in COMMANDS if command.where in (where, "both"))
 
 
-def help_message(language: str, where: Literal["private", "group"]) -> Message:
-    """What the bot does and every command offered here, one line each."""
-    lines = "\n".join(f"- /{command.name}: {command.description(language)}" for command in commands_for(where))
+def help_message(language: str, where: Literal["private", "group"], *, keys: str = "command",
+                 offered: Collection[str] | None = None) -> Message:
+    """What the bot does and every command offered here, one line each; every platform's /help.
+
+    `keys` names the catalog of descriptions (a platform may word its commands its own way, e.g.
+    Discord's slash options instead of typed arguments); `offered` leaves out what a platform lacks."""
+    lines = "\n".join(f"- `/{command.name}`: {t(language, f'{keys}.{command.name}')}"
+                      for command in commands_for(where) if offered is None or command.name in offered)
     return Message((Paragraph(t(language, "help.title"), "title"), Paragraph(t(language, f"help.intro_{where}")),
-                    Paragraph(lines)))
+                    Paragraph(t(language, "help.commands_title"), "title"), Paragraph(lines)))
 
 
 def welcome_message(language: str) -> Message:

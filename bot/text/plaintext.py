@@ -1,8 +1,10 @@
-"""Neutral messages as plain text: for the console, logs and tests."""
+"""Neutral messages as plain text: for the console, logs and tests, and the one table layout every
+platform uses (monospaced, by display width)."""
 
 from __future__ import annotations
 
 import textwrap
+import unicodedata
 
 from bot.text.messages import Block, CodeBlock, Message, OptionList, Paragraph, Table, inline_spans
 
@@ -19,12 +21,30 @@ def _paragraph(block: Paragraph, width: int | None) -> str:
     return text
 
 
+def _cell(cell: str) -> str:
+    """A table cell as plain text: inline markup (backticks, bold) dropped, its text kept."""
+    return "".join(value for _, value in inline_spans(cell))
+
+
+def display_width(text: str) -> int:
+    """Columns a monospaced font gives `text`: wide (CJK, most emoji) characters take two."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def table_text(table: Table, rule: str = "-") -> str:
+    """A monospaced table, the one way every platform draws it: columns padded to their widest cell by
+    display width, a rule under the header."""
+    rows = [tuple(_cell(c) for c in table.header), *(tuple(_cell(c) for c in row) for row in table.rows)]
+    widths = [max(display_width(row[i]) for row in rows if i < len(row)) for i in range(len(table.header))]
+
+    def line(row: tuple[str, ...]) -> str:
+        return "  ".join(cell + " " * (widths[i] - display_width(cell)) for i, cell in enumerate(row)).rstrip()
+
+    return "\n".join([line(rows[0]), "  ".join(rule * width for width in widths), *(line(row) for row in rows[1:])])
+
+
 def _table(block: Table) -> str:
-    rows = [block.header, *block.rows]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(block.header))]
-    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
-    lines.insert(1, "  ".join("-" * width for width in widths))
-    return "\n".join(f"    {line}" for line in lines)
+    return "\n".join(f"    {line}" for line in table_text(block).split("\n"))
 
 
 def render_block(block: Block, width: int | None = None) -> str:

@@ -17,7 +17,8 @@ from bot.core import Core
 from bot.interview.engine import Delivery
 from tests.fakes import click
 from bot.text.messages import Paragraph, Table
-from bot.progress.stats import Progress, history, progress_chart_png, user_progress, week_start
+from bot.progress.chart import progress_chart_png
+from bot.progress.stats import Progress, history, user_progress, week_of as week_start
 from bot.progress.view import history_message, progress_message, review_status_message
 from bot.review.cards import DAY_S
 from bot.store import Database

@@ -10,7 +10,7 @@ from bot.domain import ChatRef, InterviewFilters, RecordedAnswer, UserRef
 from bot.store import Database
 from bot.store import interviews as records
 from bot.store.migrations import LATEST, SchemaTooNew
-from bot.store.people import ensure_chat, ensure_user, move_chat, update_chat_settings
+from bot.store.people import ensure_chat, ensure_user, move_chat, set_chat_language
 
 
 async def test_new_file_gets_wal_foreign_keys_and_latest_schema(tmp_path) -> None:
@@ -65,14 +65,12 @@ async def test_only_one_active_interview_per_user(db: Database) -> None:
                 " VALUES (?, ?, 'active', '{}', '[]', 'en', 0)", (user.id, chat.id))
 
 
-async def test_chat_settings_merge_and_migration_of_chat_ids(db: Database) -> None:
+async def test_a_moved_chat_keeps_its_record(db: Database) -> None:
     chat = await ensure_chat(db, ChatRef("telegram", "-100", "group"), 1.0)
-    assert await update_chat_settings(db, chat.id, {"time": "09:00", "tz": "Europe/Istanbul"}) == {
-        "time": "09:00", "tz": "Europe/Istanbul"}
-    assert await update_chat_settings(db, chat.id, {"time": None}) == {"tz": "Europe/Istanbul"}
+    await set_chat_language(db, chat.id, "tr")
     await move_chat(db, "telegram", "-100", "-100200")
     moved = await ensure_chat(db, ChatRef("telegram", "-100200", "group"), 2.0)
-    assert moved.id == chat.id and moved.settings == {"tz": "Europe/Istanbul"}
+    assert moved.id == chat.id and moved.language == "tr"
 
 
 async def test_an_older_database_is_upgraded_in_place(tmp_path) -> None:
