@@ -38,6 +38,7 @@ def run_harness(tmp_path: Path, *arguments: str) -> tuple[subprocess.CompletedPr
     return completed, json.loads(output.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_tiny_run_writes_every_required_key_of_its_benchmarks(tmp_path: Path) -> None:
     completed, data = run_harness(tmp_path)
     for key in OWN_KEYS:
@@ -69,6 +70,7 @@ def check_the_telegram_benchmarks(data: dict) -> None:
         assert footprint[run]["exit_code"] == 0, run
 
 
+@pytest.mark.slow
 def test_only_runs_the_named_benchmark(tmp_path: Path) -> None:
     _, data = run_harness(tmp_path, "--only", "store")
     assert "store" in data and "leaderboard" not in data and "bank" not in data

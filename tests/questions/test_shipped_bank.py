@@ -23,6 +23,7 @@ def test_shipped_bank_is_valid() -> None:
     assert len(bank.questions) > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", find_files([BANK]), ids=lambda p: p.name)
 def test_files_match_the_json_schema(path: Path) -> None:
     schema = json.loads((BANK / "schema.json").read_text(encoding="utf-8"))
@@ -36,6 +37,7 @@ def test_schema_rejects_what_the_validator_rejects() -> None:
                              "questions": [{"id": "a", "difficulty": 4}]}, schema)
 
 
+@pytest.mark.slow
 def test_every_proof_passes() -> None:
     bank, _ = check_bank([BANK])
     results = asyncio.run(verify_all(list(bank.questions.values())))

@@ -47,6 +47,8 @@ from tests.adapters.telegram.conftest import api  # noqa: F401 - the fake Bot AP
 from tests.adapters.telegram.fake_bot_api import TOKEN, FakeBotApi, Stored
 from tests.reliability.support import FIXTURE_BANK, REPO, click, group, member
 
+pytestmark = pytest.mark.slow  # python -m pytest -m "not slow" leaves these out
+
 FAST = Pacing(overall=(1000, 1.0), group=(1000, 1.0), private=(1000, 1.0))
 OWNER, STRANGER, MEMBER = member(81_001), member(81_002), member(81_003)
 PEOPLE = {"owner": OWNER, "stranger": STRANGER, "member": MEMBER}

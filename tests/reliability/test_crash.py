@@ -12,6 +12,8 @@ exactly once, with the option that click chose, and nothing else is there.
 
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 import os
 import random
@@ -34,6 +36,8 @@ from bot.store.interviews import get_asked
 from tests.adapters.telegram.fake_bot_api import FakeBotApi, Stored
 from tests.reliability.support import (APOLOGY, FIXTURE_BANK, RECORDED, REPO, click, eventually, member,
                                       our_tracebacks)
+
+pytestmark = pytest.mark.slow  # python -m pytest -m "not slow" leaves these out
 
 SEED = 20_260_607
 TOKEN = "123:ABC"

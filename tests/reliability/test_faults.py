@@ -37,7 +37,8 @@ from tests.adapters.telegram.fake_bot_api import TOKEN, Call, Chaos, FakeBotApi
 from tests.reliability.support import APOLOGY, FIXTURE_BANK, RECORDED, click, eventually, group, member
 from tests.reliability.transport import refuse_connections
 
-pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")  # RetryAfter(int)
+pytestmark = [pytest.mark.slow,  # python -m pytest -m "not slow" leaves these out
+              pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")]  # RetryAfter(int)
 
 SEED = 1_234
 CHATS = 200

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 import dataclasses
 from pathlib import Path
@@ -29,6 +31,7 @@ async def test_a_derivation_of_another_option_fails(bank) -> None:
     assert result.outcome == "fail" and "the key is 'a'" in result.detail
 
 
+@pytest.mark.slow
 async def test_errors_and_timeouts_are_reported(bank) -> None:
     question = bank.questions["fx-001"]
     crashed = await verify_question(with_code(question, "answer = 1 / 0"))

@@ -28,8 +28,8 @@ def test_rate_must_be_positive() -> None:
 
 
 async def test_a_sliding_window_never_holds_more_than_its_count_whatever_the_latency() -> None:
-    """Arrivals anywhere between a request's start and end: no window of 0.2 s ever sees more than 5."""
-    window = SlidingWindow(5, 0.2)
+    """Arrivals anywhere between a request's start and end: no window of 0.1 s ever sees more than 5."""
+    window = SlidingWindow(5, 0.1)
     loop = asyncio.get_running_loop()
     spans: list[tuple[float, float]] = []
     rng = random.Random(4)
@@ -37,16 +37,16 @@ async def test_a_sliding_window_never_holds_more_than_its_count_whatever_the_lat
     async def request() -> None:
         async with window.slot():
             start = loop.time()
-            await asyncio.sleep(rng.uniform(0.0, 0.03))
+            await asyncio.sleep(rng.uniform(0.0, 0.015))
             spans.append((start, loop.time()))
 
     begun = loop.time()
     await asyncio.gather(*(request() for _ in range(40)))
     elapsed = loop.time() - begun
     for start, _ in spans:  # the worst case: every other request arrived as late as it could
-        inside = sum(1 for s, e in spans if e > start - 0.2 and s <= start)
+        inside = sum(1 for s, e in spans if e > start - 0.1 and s <= start)
         assert inside <= 5
-    assert elapsed < 40 / 5 * 0.2 * 1.6, "it still uses the window, not a fraction of it"
+    assert elapsed < 40 / 5 * 0.1 * 1.6, "it still uses the window, not a fraction of it"
 
 
 async def test_a_sliding_window_lets_a_burst_of_its_count_go_at_once() -> None:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
+import shutil
+from pathlib import Path
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from bot.core import Core
+from bot.schedule.clock import ManualClock
+from bot.store import Database
 from bot.domain import LETTERS, ChatRef, UserRef
 from bot.scores.boards import chat_board, groups_board, streaks
 from bot.store.people import find_chat
@@ -67,8 +72,40 @@ async def _month(db, bank, clock, members: int = 14):
     return expected
 
 
-async def test_all_time_board_matches_a_generated_month(db, bank, clock) -> None:
-    expected = await _month(db, bank, clock)
+@pytest.fixture(scope="module")
+def months(tmp_path_factory, bank) -> dict[int, tuple[Path, dict]]:
+    """The generated months, built once per module (each is 420 clicks) and copied for every test."""
+    built: dict[int, tuple[Path, dict]] = {}
+
+    async def build(members: int) -> tuple[Path, dict]:
+        path = tmp_path_factory.mktemp("month") / f"{members}.sqlite3"
+        database = await Database.open(path)
+        try:
+            expected = await _month(database, bank, ManualClock(), members)
+        finally:
+            await database.close()  # checkpointed into the one file, which can be copied
+        return path, expected
+
+    for members in (14, 3):
+        built[members] = asyncio.run(build(members))
+    return built
+
+
+@pytest.fixture
+async def month(request, months, tmp_path, clock):
+    """A copy of a generated month (14 members, or `@pytest.mark.parametrize("month", [3], indirect=True)`)."""
+    members = getattr(request, "param", 14)
+    template, expected = months[members]
+    path = tmp_path / "month.sqlite3"
+    shutil.copyfile(template, path)
+    database = await Database.open(path)
+    clock.set(at("2026-06-30 23:00"))
+    yield database, expected
+    await database.close()
+
+
+async def test_all_time_board_matches_a_generated_month(month, clock) -> None:
+    db, expected = month
     chat = await find_chat(db, "test", "g")
     board = await chat_board(db, chat.id, "all", clock.now(), ZoneInfo(TZ), user_id=None)
     assert board.members == 14 and len(board.rows) == 10
@@ -82,8 +119,8 @@ async def test_all_time_board_matches_a_generated_month(db, bank, clock) -> None
     assert board.rows[0].name == top[0][0].replace("m", "M")
 
 
-async def test_caller_outside_the_top_ten_sees_their_rank(db, bank, clock) -> None:
-    expected = await _month(db, bank, clock)
+async def test_caller_outside_the_top_ten_sees_their_rank(month, clock) -> None:
+    db, expected = month
     chat = await find_chat(db, "test", "g")
     last_name = sorted(expected.items(), key=lambda kv: (-kv[1]["points"], kv[1]["ms"]))[-1][0]
     user = await db.fetch_one("SELECT id FROM users WHERE platform_user_id = ?", (last_name,))
@@ -91,8 +128,8 @@ async def test_caller_outside_the_top_ten_sees_their_rank(db, bank, clock) -> No
     assert board.me is not None and board.me.rank == 14 and board.me.user_id == user["id"]
 
 
-async def test_week_and_month_boards_use_the_chat_timezone(db, bank, clock) -> None:
-    await _month(db, bank, clock)
+async def test_week_and_month_boards_use_the_chat_timezone(month, clock) -> None:
+    db, _ = month
     chat = await find_chat(db, "test", "g")
     clock.set(at("2026-06-30 23:00"))  # a Tuesday; the week began Monday 29 June 00:00 Istanbul time
     week = await chat_board(db, chat.id, "week", clock.now(), ZoneInfo(TZ))
@@ -103,8 +140,9 @@ async def test_week_and_month_boards_use_the_chat_timezone(db, bank, clock) -> N
     assert (await chat_board(db, chat.id, "month", clock.now(), ZoneInfo(TZ))).rows == ()
 
 
-async def test_streaks_over_the_month(db, bank, clock) -> None:
-    await _month(db, bank, clock, members=3)
+@pytest.mark.parametrize("month", [3], indirect=True)
+async def test_streaks_over_the_month(month, clock) -> None:
+    db, _ = month
     chat = await find_chat(db, "test", "g")
     board = await chat_board(db, chat.id, "all", clock.now(), ZoneInfo(TZ))
     by_name = {row.name: row for row in board.rows}
