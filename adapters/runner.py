@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import sys
 from collections.abc import Awaitable, Callable
 
 from bot.bank import BankError
@@ -55,6 +56,22 @@ async def _serve_all(settings: Settings, services: dict[str, Serve]) -> int:
     return 0
 
 
+def startup_problem(error: BaseException) -> str | None:
+    """One line for a platform that cannot be reached or refuses the token at start-up; None for a bug."""
+    kind = f"{type(error).__module__}.{type(error).__name__}"
+    if kind == "telegram.error.InvalidToken":
+        return "Telegram rejected the bot token: check TELEGRAM_BOT_TOKEN (@BotFather gives a new one)"
+    if kind == "discord.errors.LoginFailure":
+        return "Discord rejected the bot token: check DISCORD_BOT_TOKEN (the application's Bot page)"
+    if kind.startswith("telegram.error.") and type(error).__name__ in ("NetworkError", "TimedOut"):
+        return f"cannot reach the Telegram Bot API: {error} (check the network or TELEGRAM_BASE_URL)"
+    if kind.startswith("aiohttp.") and "Connect" in type(error).__name__:
+        return f"cannot reach Discord: {error} (check the network)"
+    if isinstance(error, OSError) and "address" in str(error).lower():
+        return f"cannot listen: {error}"
+    return None
+
+
 def run_platforms(settings: Settings, wanted: dict[str, dict]) -> int:
     """Start the named platforms ({'telegram': {...options}, 'discord': {...}}) until a signal."""
     builders = {"telegram": _telegram, "discord": _discord}
@@ -62,5 +79,12 @@ def run_platforms(settings: Settings, wanted: dict[str, dict]) -> int:
     try:
         return asyncio.run(_serve_all(settings, services))
     except BankError as error:
-        print(f"interview-bot: the question bank has problems:\n{error}")
+        print(f"interview-bot: the question bank has problems:\n{error}", file=sys.stderr)
+        return 1
+    except Exception as error:
+        problem = startup_problem(error)
+        if problem is None:
+            raise
+        log.debug("start-up failed", exc_info=error)
+        print(f"interview-bot: {problem}", file=sys.stderr)
         return 1

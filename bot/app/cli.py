@@ -18,6 +18,8 @@ from pathlib import Path
 from bot.bank.loader import check_bank
 from bot.bank.stats import bank_stats, format_stats
 from bot.bank.verify import summary, verify_all
+from bot.store import StoreError
+from bot.app.secrets import hide_token_lines, redact_logs
 from bot.app.config import ENVIRONMENT_HELP, ConfigError, Settings, default_db_path, load_settings
 
 
@@ -86,6 +88,10 @@ def _validate(args: argparse.Namespace, settings: Settings) -> int:
     if problems:
         print(f"{len(problems)} problem(s) in {len(bank.files)} file(s)", file=sys.stderr)
         return 1
+    if not bank.questions:
+        where = ", ".join(str(path) for path in _bank_paths(args, settings)) or "the shipped bank"
+        print(f"no question files found in {where} (*.yaml, looping links skipped)", file=sys.stderr)
+        return 1
     print(f"ok: {len(bank.questions)} questions in {len(bank.topics)} topics, {len(bank.files)} files")
     return 0
 
@@ -125,15 +131,24 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = load_settings(args.config)
     except ConfigError as error:
-        print(f"interview-bot: {error}", file=sys.stderr)
+        print(f"interview-bot: {hide_token_lines(str(error))}", file=sys.stderr)
         return 2
     if args.db:
         settings = replace(settings, db_path=Path(args.db))
     if args.questions:
         settings = replace(settings, questions_path=Path(args.questions))
-    logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    level = logging.getLevelName(settings.log_level.upper())
+    if not isinstance(level, int):
+        print(f"interview-bot: unknown log level {settings.log_level[:32]!r} (DEBUG, INFO, WARNING, ERROR)",
+              file=sys.stderr)
+        return 2
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    redact_logs([settings.telegram_token or "", settings.discord_token or ""])
     try:
         return args.handler(args, settings)
+    except StoreError as error:
+        print(f"interview-bot: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130

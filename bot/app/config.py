@@ -83,8 +83,13 @@ def _read_file(path: Path) -> dict[str, str]:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except OSError as error:
         raise ConfigError(f"cannot read config file {path}: {error.strerror}") from error
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not a text file (a YAML mapping of setting: value is expected)") from error
     except yaml.YAMLError as error:
-        raise ConfigError(f"{path}: not valid YAML: {error}") from error
+        mark = getattr(error, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        problem = getattr(error, "problem", None) or "not valid YAML"
+        raise ConfigError(f"{where}: not valid YAML: {problem}") from error
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: must be a mapping of setting: value")
     return {str(key): str(value) for key, value in data.items()}

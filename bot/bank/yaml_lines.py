@@ -77,7 +77,12 @@ def load_yaml(text: str, filename: str) -> tuple[Any, list[Problem]]:
     except yaml.reader.ReaderError as error:  # a character YAML forbids, found before parsing starts
         return None, [_reader_problem(text, filename, error)]
     try:
-        data = loader.get_single_data()
+        node = loader.get_single_node()
+        shared = _alias(node) if node is not None else None
+        if shared is not None:  # a "billion laughs" expands aliases; question files never need them
+            return None, [Problem(filename, shared.start_mark.line + 1, "yaml",
+                                  "anchors and aliases (&name, *name) are not allowed in question files")]
+        data = loader.construct_document(node) if node is not None else None
     except yaml.reader.ReaderError as error:
         return None, [_reader_problem(text, filename, error)]
     except yaml.MarkedYAMLError as error:
@@ -91,6 +96,23 @@ def load_yaml(text: str, filename: str) -> tuple[Any, list[Problem]]:
     finally:
         loader.dispose()
     return data, loader.duplicates
+
+
+def _alias(root: yaml.Node) -> yaml.Node | None:
+    """The first node reached twice (an alias to an anchor), without expanding anything."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            return node
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack += (key, value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
+    return None
 
 
 def _reader_problem(text: str, filename: str, error: yaml.reader.ReaderError) -> Problem:

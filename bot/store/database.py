@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,9 +16,39 @@ from typing import Any
 
 import aiosqlite
 
-from bot.store.migrations import migrate
+from bot.store.migrations import SchemaTooNew, migrate
 
 log = logging.getLogger(__name__)
+
+
+class StoreError(Exception):
+    """The store cannot be used as given (not a database, a folder, not writable); the text says which."""
+
+
+def _explain(path: Path, error: Exception) -> StoreError:
+    if isinstance(error, SchemaTooNew):
+        return StoreError(f"{path}: {error}")
+    text = str(error).lower()
+    if path.is_dir():
+        return StoreError(f"{path} is a folder, not a database file")
+    if "not a database" in text or "malformed" in text:
+        return StoreError(f"{path} is not an interview-bot database (the file was left untouched)")
+    if "readonly" in text or "read-only" in text or isinstance(error, PermissionError):
+        return StoreError(f"{path} is not writable: the bot needs to write its store")
+    if "unable to open" in text or isinstance(error, OSError):
+        return StoreError(f"cannot open the store {path}: {getattr(error, 'strerror', None) or error}")
+    return StoreError(f"{path}: {error}")
+
+
+async def _check_writable(connection: aiosqlite.Connection) -> None:
+    """Write the schema version back in a transaction that is rolled back: a read-only file or mount
+    fails here, at start, instead of at the first answer someone gives."""
+    [(version,)] = await connection.execute_fetchall("PRAGMA user_version")
+    await connection.execute("BEGIN IMMEDIATE")
+    try:
+        await connection.execute(f"PRAGMA user_version = {int(version)}")
+    finally:
+        await connection.execute("ROLLBACK")
 
 
 class Database:
@@ -32,18 +63,26 @@ class Database:
     async def open(cls, path: Path | str, *, migrate_to: int | None = None) -> Database:
         """Open (creating the file and its folder on first run) and bring the schema up to date."""
         path = Path(path)
-        if str(path) != ":memory:":
-            path.parent.mkdir(parents=True, exist_ok=True)
-        connection = await aiosqlite.connect(path, isolation_level=None)
-        connection.row_factory = aiosqlite.Row
-        await connection.execute("PRAGMA journal_mode = WAL")
-        await connection.execute("PRAGMA foreign_keys = ON")
-        await connection.execute("PRAGMA synchronous = NORMAL")
-        await connection.execute("PRAGMA busy_timeout = 10000")
         try:
+            if str(path) != ":memory:":
+                path.parent.mkdir(parents=True, exist_ok=True)
+                if path.is_dir():
+                    raise IsADirectoryError(path)
+            connection = await aiosqlite.connect(path, isolation_level=None)
+        except (OSError, sqlite3.Error) as error:
+            raise _explain(path, error) from error
+        connection.row_factory = aiosqlite.Row
+        try:  # the connection's thread must end whatever fails here, or the process never exits
+            await connection.execute("PRAGMA busy_timeout = 10000")
+            await connection.execute("PRAGMA journal_mode = WAL")
+            await connection.execute("PRAGMA foreign_keys = ON")
+            await connection.execute("PRAGMA synchronous = NORMAL")
             before = await (migrate(connection) if migrate_to is None else migrate(connection, migrate_to))
-        except BaseException:
+            await _check_writable(connection)
+        except BaseException as error:
             await connection.close()
+            if isinstance(error, (sqlite3.Error, OSError)):
+                raise _explain(path, error) from error
             raise
         log.info("store %s opened (schema was version %d)", path, before)
         return cls(connection, path)

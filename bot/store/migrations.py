@@ -147,19 +147,46 @@ class SchemaTooNew(sqlite3.DatabaseError):
     """The file was written by a newer interview-bot; refusing to touch it loses nothing."""
 
 
-async def migrate(db: aiosqlite.Connection, target: int = LATEST) -> int:
-    """Apply the migrations the database has not seen, up to `target`; returns the version before."""
+def statements(script: str) -> list[str]:
+    """A migration script as separate statements (executescript would commit the transaction first)."""
+    found, current = [], ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            found.append(current.strip())
+            current = ""
+    if current.strip():
+        found.append(current.strip())
+    return found
+
+
+async def _version(db: aiosqlite.Connection) -> int:
     async with db.execute("PRAGMA user_version") as cursor:
         row = await cursor.fetchone()
-    version = int(row[0]) if row else 0
+    return int(row[0]) if row else 0
+
+
+async def migrate(db: aiosqlite.Connection, target: int = LATEST) -> int:
+    """Apply the migrations the database has not seen, up to `target`; returns the version before.
+
+    All of them run in one exclusive (IMMEDIATE) transaction, and the version is read again inside it:
+    two processes starting on one fresh file take turns, and the second finds nothing left to do."""
+    version = await _version(db)
     if version > LATEST:
         raise SchemaTooNew(f"database schema version {version} is newer than this program's ({LATEST})")
-    for number in range(version + 1, target + 1):
-        script = MIGRATIONS[number - 1]
-        try:
-            await db.executescript(f"BEGIN IMMEDIATE;\n{script}\nPRAGMA user_version = {number};\nCOMMIT;")
-        except sqlite3.Error:
-            if db.in_transaction:
-                await db.rollback()
-            raise
+    if version >= target:
+        return version
+    await db.execute("BEGIN IMMEDIATE")
+    try:
+        version = await _version(db)
+        for number in range(version + 1, target + 1):
+            for statement in statements(MIGRATIONS[number - 1]):
+                await db.execute(statement)
+        if target > version:
+            await db.execute(f"PRAGMA user_version = {int(target)}")
+        await db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            await db.rollback()
+        raise
     return version

@@ -227,6 +227,7 @@ class FakeBotApi:
         app = web.Application()
         app.router.add_post(f"/bot{self.token}/{{method}}", self._handle)
         app.router.add_get(f"/bot{self.token}/{{method}}", self._handle)
+        app.router.add_route("*", "/{path:.*}", self._unauthorized)  # another token: what Telegram answers
         self._runner = web.AppRunner(app, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -234,6 +235,10 @@ class FakeBotApi:
         port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         self.base_url = f"http://127.0.0.1:{port}/bot"
         return self.base_url
+
+    @staticmethod
+    async def _unauthorized(request: web.Request) -> web.Response:
+        return web.json_response({"ok": False, "error_code": 401, "description": "Unauthorized"}, status=401)
 
     async def stop(self) -> None:
         if self._runner is not None:

@@ -133,3 +133,34 @@ def test_readme_example_is_a_valid_file(tmp_path) -> None:
     example = readme.split("```yaml\n", 1)[1].split("\n```\n", 1)[0]
     bank = load_bank([write(tmp_path, textwrap.dedent(example))])
     assert bank.questions["dss-001"].verify is not None
+
+
+def test_a_yaml_bomb_through_a_mapping_key_is_refused_fast_and_small(tmp_path) -> None:
+    """Nine levels of nine aliases used as a key once took 7.7 GB and a minute; aliases are refused unexpanded."""
+    import time
+    import tracemalloc
+
+    lines = ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for previous, name in zip("abcdefgh", "bcdefghi"):
+        lines.append(f"{name}: &{name} [" + ", ".join([f"*{previous}"] * 9) + "]")
+    lines.append("? *i\n: boom")
+    path = tmp_path / "bomb.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    tracemalloc.start()
+    started = time.perf_counter()
+    _, problems = check_bank([tmp_path])
+    elapsed = time.perf_counter() - started
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert [p.message for p in problems] == ["anchors and aliases (&name, *name) are not allowed in question files"]
+    assert elapsed < 1.0 and peak < 100 * 2**20
+
+
+def test_validate_on_a_folder_without_questions_says_so(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "loop.yaml").symlink_to(tmp_path / "loop.yaml")
+    done = subprocess.run([sys.executable, "-m", "bot", "questions", "validate", str(tmp_path)], capture_output=True,
+                          text=True, timeout=60, cwd=Path(__file__).parents[3])
+    assert done.returncode == 1 and "no question files found" in done.stderr

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+import subprocess
+import sys
 import sqlite3
+from pathlib import Path
 
 import pytest
 
 from bot.domain import ChatRef, InterviewFilters, RecordedAnswer, UserRef
-from bot.store import Database
+from bot.store import Database, StoreError
 from bot.store import interviews as records
 from bot.store.migrations import LATEST, SchemaTooNew
 from bot.store.people import ensure_chat, ensure_user, move_chat, set_chat_language
+
+
+REPO = Path(__file__).parents[3]
 
 
 async def test_new_file_gets_wal_foreign_keys_and_latest_schema(tmp_path) -> None:
@@ -108,9 +115,49 @@ async def test_a_newer_database_is_refused_untouched(tmp_path) -> None:
     connection = sqlite3.connect(path)
     connection.execute(f"PRAGMA user_version = {LATEST + 5}")
     connection.close()
-    with pytest.raises(SchemaTooNew):
+    with pytest.raises(StoreError, match="newer than this program") as refused:
         await Database.open(path)
+    assert isinstance(refused.value.__cause__, SchemaTooNew)
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == LATEST + 5
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda p: p.write_bytes(b"\x00garbage" * 500), "not an interview-bot database"),
+    (lambda p: p.write_text("hello, this is a text file\n" * 50), "not an interview-bot database"),
+    (lambda p: p.mkdir(), "is a folder"),
+])
+async def test_a_file_that_is_not_a_store_gets_one_line_and_stays_untouched(tmp_path, make, words) -> None:
+    path = tmp_path / "store.sqlite3"
+    make(path)
+    before = path.read_bytes() if path.is_file() else None
+    with pytest.raises(StoreError, match=words):
+        await asyncio.wait_for(Database.open(path), 10)  # and it returns: no thread left hanging
+    assert (path.read_bytes() if path.is_file() else None) == before
+
+
+async def test_a_read_only_store_is_refused_at_start(tmp_path, monkeypatch) -> None:
+    """Read-only as SQLite sees it (a read-only mount, a file the user may not write): opened read-only
+    here, since file modes do not stop root."""
+    import aiosqlite
+
+    path = tmp_path / "store.sqlite3"
+    await (await Database.open(path)).close()
+    connect = aiosqlite.connect
+    monkeypatch.setattr(aiosqlite, "connect", lambda target, **kw: connect(f"file:{target}?mode=ro", uri=True, **kw))
+    with pytest.raises(StoreError, match="not writable"):
+        await Database.open(path)
+
+
+def test_two_processes_starting_on_one_fresh_file_take_turns_to_migrate(tmp_path) -> None:
+    path = tmp_path / "fresh.sqlite3"
+    script = ("import asyncio, sys; from bot.store import Database\n"
+              "async def main():\n    db = await Database.open(sys.argv[1]); await db.close()\n"
+              "asyncio.run(main())\n")
+    starts = [subprocess.Popen([sys.executable, "-c", script, str(path)], cwd=REPO, stderr=subprocess.PIPE, text=True)
+              for _ in range(4)]
+    errors = [process.communicate(timeout=60)[1] for process in starts]
+    assert [process.returncode for process in starts] == [0, 0, 0, 0], errors
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == LATEST
 
 
 async def test_moving_a_chat_onto_a_known_id_merges_the_two(db: Database) -> None:

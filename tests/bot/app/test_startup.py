@@ -1,0 +1,60 @@
+"""Start-up mistakes get one line and a non-zero exit, never a traceback, and never the token."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.adapters.telegram.fake_bot_api import FakeBotApi
+
+REPO = Path(__file__).parents[3]
+SECRET = "999999:WRONG-secret-token-xyz"
+
+
+def run(args: list[str], **env: str) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "LANG": "C.UTF-8", **env}
+    return subprocess.run([sys.executable, "-m", "bot", *args], input="", capture_output=True, text=True,
+                          env=environment, cwd=REPO, timeout=60)
+
+
+@pytest.mark.parametrize("level", ["WARNING", "DEBUG"])
+async def test_a_rejected_token_is_one_line_and_never_logged(tmp_path, level) -> None:
+    api = FakeBotApi()
+    base_url = await api.start()
+    try:
+        done = await asyncio.to_thread(run, ["telegram", "--base-url", base_url], TELEGRAM_BOT_TOKEN=SECRET,
+                                       INTERVIEW_BOT_DB=str(tmp_path / "db.sqlite3"), INTERVIEW_BOT_LOG_LEVEL=level)
+    finally:
+        await api.stop()
+    output = done.stdout + done.stderr
+    assert done.returncode == 1 and "rejected the bot token" in done.stderr
+    assert SECRET not in output and SECRET.split(":")[1] not in output
+    if level == "WARNING":
+        assert "Traceback" not in output
+
+
+@pytest.mark.parametrize("prepare, env, words", [
+    (lambda p: (p / "db").write_bytes(b"\x00garbage" * 400), {"INTERVIEW_BOT_DB": "{tmp}/db"}, "not an interview-bot database"),
+    (lambda p: (p / "db").write_text("just some text\n" * 40), {"INTERVIEW_BOT_DB": "{tmp}/db"}, "not an interview-bot database"),
+    (lambda p: (p / "db").mkdir(), {"INTERVIEW_BOT_DB": "{tmp}/db"}, "is a folder"),
+    (lambda p: None, {"INTERVIEW_BOT_LOG_LEVEL": "LOUD"}, "unknown log level 'LOUD'"),
+    (lambda p: (p / "c.yaml").write_bytes(b"\xff\xfe\x00binary"), {"INTERVIEW_BOT_CONFIG": "{tmp}/c.yaml"}, "c.yaml"),
+    (lambda p: (p / "c.yaml").write_text('telegram_token: "123456:SECRET-in-a-file\n'),
+     {"INTERVIEW_BOT_CONFIG": "{tmp}/c.yaml"}, "c.yaml"),
+])
+def test_bad_files_and_settings_get_one_line(tmp_path, prepare, env, words) -> None:
+    prepare(tmp_path)
+    before = (tmp_path / "db").read_bytes() if (tmp_path / "db").is_file() else None
+    env = {key: value.format(tmp=tmp_path) for key, value in env.items()}
+    env.setdefault("INTERVIEW_BOT_DB", str(tmp_path / "fresh.sqlite3"))
+    done = run(["console", "--count", "1"], **env)
+    assert done.returncode != 0 and words in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) <= 3
+    assert "SECRET-in-a-file" not in done.stderr
+    if before is not None:
+        assert (tmp_path / "db").read_bytes() == before, "the file is left untouched"
