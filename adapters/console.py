@@ -54,6 +54,38 @@ def add_console_parser(commands: argparse._SubParsersAction) -> None:
     console.set_defaults(handler=run_console)
 
 
+def add_forget_parser(commands: argparse._SubParsersAction) -> None:
+    forget = commands.add_parser(
+        "forget", help="delete everything stored about you (the terminal user)",
+        description="Delete every interview, answer, review card and setting stored about you (the terminal "
+                    "user) in the database; asks for 'yes' first unless --yes is given.")
+    forget.add_argument("--yes", action="store_true", help="do not ask")
+    forget.set_defaults(handler=run_forget)
+
+
+def run_forget(args: argparse.Namespace, settings: Settings) -> int:
+    return asyncio.run(_forget(args, settings))
+
+
+async def _forget(args: argparse.Namespace, settings: Settings) -> int:
+    language = language_from_locale(os.environ.get("LANG")) or settings.default_language
+    user = UserRef(PLATFORM, getpass.getuser(), getpass.getuser(), language)
+    core = await Core.open(settings.db_path, settings.questions_path, scheduled=False)
+    try:
+        language = await core.language(user)
+        if not args.yes:
+            print(core.text(language, "forget.ask").blocks[0].text)  # type: ignore[union-attr]
+            print(t(language, "forget.terminal_ask", user=user.platform_id, db=settings.db_path), end="", flush=True)
+            if sys.stdin.readline().strip().lower() not in ("yes", "evet"):
+                print(t(language, "forget.terminal_kept"))
+                return 1
+        forgotten = await core.forget(user)
+        print(t(language, "forget.done" if forgotten is not None else "forget.nothing"))
+    finally:
+        await core.close()
+    return 0
+
+
 def run_console(args: argparse.Namespace, settings: Settings) -> int:
     if args.count < 1:
         print("interview-bot console: --count must be at least 1", file=sys.stderr)

@@ -31,10 +31,11 @@ from bot.scores.boards import Period
 from bot.scores.service import ScoresService
 from bot.store import interviews as records
 from bot.store.database import Database
+from bot.store.forget import Forgotten, forget_user
 from bot.store.people import move_chat, set_chat_language, set_user_language
 from bot.text.i18n import t, user_error_text
-from bot.text.messages import Message, Paragraph
-from bot.tokens import parse_answer_token
+from bot.text.messages import Button, Message, Paragraph
+from bot.tokens import FORGET_TOKEN, parse_answer_token
 
 log = logging.getLogger(__name__)
 # What an adapter needs besides the facade: the neutral values it builds calls from and renders.
@@ -169,6 +170,8 @@ class Core:
         """A button press: an interview answer or a daily answer; a refusal pop-up records nothing.
 
         The token is parsed and its asked question read once here; it counts only where it was asked."""
+        if token == FORGET_TOKEN:
+            return await self._forget_click(user)
         caller = await self.caller(user, chat)
         parsed = parse_answer_token(token)
         asked = await records.get_asked(self.db, parsed.asked_id) if parsed else None
@@ -184,6 +187,30 @@ class Core:
             return ClickReply(t(caller.language, refused.message_key), alert=True, refused=refused.reason)
         return ClickReply(t(caller.language, "daily.right" if answer.correct else "daily.wrong"),
                           counter=(answer.asked_id, answer.answered), correct=answer.correct)
+
+    # --- forgetting a person ---------------------------------------------------------------------
+
+    async def forget_request(self, user: UserRef) -> Message:
+        """What /forget deletes, and the button that confirms it (pressing it is the consent)."""
+        language = await self.language(user)
+        return Message((Paragraph(t(language, "forget.ask")),),
+                       ((Button(t(language, "forget.button"), FORGET_TOKEN),),))
+
+    async def forget(self, user: UserRef) -> Forgotten | None:
+        """Delete everything held about this person; None when nothing was held."""
+        person = (await resolve(self.db, self.clock.now(), user, create=False)).user
+        if person is None:
+            return None
+        forgotten = await forget_user(self.db, person.id)
+        log.info("user %d forgotten at their request (%d answers, %d interviews)", person.id, forgotten.answers,
+                 forgotten.interviews)
+        return forgotten
+
+    async def _forget_click(self, user: UserRef) -> ClickReply:
+        language = await self.language(user)  # before: afterwards nothing of their choice is left
+        forgotten = await self.forget(user)
+        text = t(language, "forget.done" if forgotten is not None else "forget.nothing")
+        return ClickReply(text, edit=Message((Paragraph(text),)))
 
     # --- the daily question and boards -------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from bot.limits import CALLBACK_DATA_MAX_BYTES
 
 _ANSWER = re.compile(r"^a:([1-9][0-9]{0,11}):([a-f])$")
+FORGET_TOKEN = "forget:yes"  # the confirmation of /forget: it acts only on whoever presses it
 
 
 @dataclass(frozen=True)

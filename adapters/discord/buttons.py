@@ -18,7 +18,7 @@ import discord
 class AnswersClicks(Protocol):
     async def answer_click(self, interaction: discord.Interaction, token: str) -> None: ...
 
-TEMPLATE = r"a:(?P<asked_id>[0-9]+):(?P<letter>[a-f])"
+TEMPLATE = r"a:(?P<asked_id>[0-9]+):(?P<letter>[a-f])|forget:yes"  # an answer, or /forget's confirmation
 
 
 class AnswerButton(discord.ui.DynamicItem[discord.ui.Button], template=TEMPLATE):
@@ -28,7 +28,8 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button], template=TEMPLATE)
         match = re.fullmatch(TEMPLATE, token)
         if match is None:
             raise ValueError(f"not an answer token: {token!r}")
-        super().__init__(discord.ui.Button(label=label or match["letter"].upper(), custom_id=token,
+        default = match["letter"].upper() if match["letter"] else token
+        super().__init__(discord.ui.Button(label=label or default, custom_id=token,
                                            style=discord.ButtonStyle.secondary), row=row)
 
     @classmethod

@@ -84,6 +84,13 @@ async def history(interaction: discord.Interaction) -> None:
     await send(interaction, await in_time(interaction, core_of(interaction).history(user_ref(interaction))))
 
 
+@app_commands.command(name="forget", description=text("discord.command.forget"))
+@dm_only()
+async def forget(interaction: discord.Interaction) -> None:
+    """Delete everything I hold about you (after a confirmation button)."""
+    await send(interaction, await in_time(interaction, core_of(interaction).forget_request(user_ref(interaction))))
+
+
 @app_commands.command(name="progress", description=text("discord.command.progress"))
 @anywhere()
 async def progress(interaction: discord.Interaction) -> None:
@@ -122,7 +129,8 @@ async def help_(interaction: discord.Interaction) -> None:
     await send(interaction, help_message(language, "private" if private else "group"), ephemeral=not private)
 
 
-PERSONAL_COMMANDS: tuple[app_commands.Command, ...] = (interview, stop, review, history, progress, language, help_)
+PERSONAL_COMMANDS: tuple[app_commands.Command, ...] = (interview, stop, review, history, progress, language, forget,
+                                                        help_)
 
 
 def all_commands() -> tuple[app_commands.Command, ...]:

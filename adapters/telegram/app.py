@@ -37,7 +37,7 @@ COMMAND_HANDLERS = {
     "progress": handlers.progress, "history": handlers.history, "review": handlers.review,
     "daily": group.daily, "subscribe": group.subscribe, "unsubscribe": group.unsubscribe,
     "settings": group.settings, "leaderboard": group.leaderboard, "groups": handlers.groups,
-    "language": handlers.language, "help": handlers.help_command,
+    "language": handlers.language, "help": handlers.help_command, "forget": handlers.forget,
 }
 
 

@@ -119,6 +119,11 @@ async def help_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     await reply(update, context, help_message(await language_of(update, context), "private" if private else "group"))
 
 
+async def forget(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/forget: what would be deleted, and the button that deletes it."""
+    await reply(update, context, await services(context).core.forget_request(user_ref(update.effective_user)))  # type: ignore[arg-type]
+
+
 async def groups(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """/groups: study groups ranked against each other."""
     core = services(context).core

@@ -37,10 +37,11 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     # The composition root: adapters register their subcommands; platform libraries load only when run.
-    from adapters.console import add_console_parser
+    from adapters.console import add_console_parser, add_forget_parser
     from adapters.platform_commands import add_platform_parsers
 
     add_console_parser(commands)
+    add_forget_parser(commands)
     _add_questions_parser(commands)
     add_platform_parsers(commands)
     return parser

@@ -178,13 +178,19 @@ async def get_answer(db: Database, asked_id: int, user_id: int) -> RecordedAnswe
     return _answer(row) if row else None
 
 
+SEEN_LOOKBACK_S = 86_400  # an interview started this long before `since` may still have asked questions after it
+
+
 async def recently_seen(db: Database, user_id: int, since: float) -> dict[str, float]:
-    """Question ids this user was asked in interviews since `since`, with when they last saw each."""
+    """Question ids this user was asked in interviews since `since`, with when they last saw each.
+
+    Bounded by time through the (user, started_at) index: the cost stays flat however long the
+    user's history grows."""
     rows = await db.fetch_all(
-        """SELECT q.question_id, max(q.asked_at) AS seen FROM asked_questions q
-           JOIN interviews i ON i.id = q.interview_id
-           WHERE i.user_id = ? AND q.asked_at >= ? GROUP BY q.question_id""",
-        (user_id, since),
+        """SELECT q.question_id, max(q.asked_at) AS seen FROM interviews i
+           JOIN asked_questions q ON q.interview_id = i.id
+           WHERE i.user_id = ? AND i.started_at >= ? AND q.asked_at >= ? GROUP BY q.question_id""",
+        (user_id, since - SEEN_LOOKBACK_S, since),
     )
     return {row["question_id"]: row["seen"] for row in rows}
 

@@ -40,6 +40,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("leaderboard", "group"),
     Command("groups", "both"),
     Command("language", "both"),
+    Command("forget", "private"),
     Command("help", "both"),
 )
 

@@ -90,3 +90,15 @@ def test_a_broken_bank_is_reported_not_raised(tmp_path) -> None:
     done = run(["console"], "", tmp_path / "db.sqlite3", INTERVIEW_BOT_QUESTIONS=str(tmp_path))
     assert done.returncode == 1 and "bad.yaml:1: yaml: syntax error" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_forget_in_the_terminal_asks_then_deletes(tmp_path) -> None:
+    db = tmp_path / "db.sqlite3"
+    assert run(["console", "--count", "1", "--seed", "1"], "a\n", db).returncode == 0
+    kept = run(["forget"], "no\n", db)
+    assert kept.returncode == 1 and "Nothing was deleted" in kept.stdout
+    done = run(["forget"], "yes\n", db)
+    assert done.returncode == 0 and "everything about you is deleted" in done.stdout
+    import sqlite3
+    assert sqlite3.connect(db).execute("SELECT count(*) FROM users").fetchone()[0] == 0
+    assert "I hold nothing about you" in run(["forget", "--yes"], "", db).stdout

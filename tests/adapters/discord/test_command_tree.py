@@ -10,7 +10,7 @@ from pathlib import Path
 from tests.adapters.discord.harness import APP_ID
 
 ROOT = Path(__file__).parents[3]
-EXPECTED = {"interview", "stop", "daily", "subscribe", "unsubscribe", "settings", "leaderboard", "groups",
+EXPECTED = {"interview", "stop", "forget", "daily", "subscribe", "unsubscribe", "settings", "leaderboard", "groups",
             "progress", "history", "review", "language", "help"}
 
 

@@ -4,7 +4,7 @@ followed up), the report at the end; the core learns where each question was pos
 from __future__ import annotations
 
 from bot.store import interviews as records
-from tests.adapters.discord.harness import APP_ID, DM_CHANNEL_ID, user
+from tests.adapters.discord.harness import APP_ID, DM_CHANNEL_ID, last_message_id, user
 from tests.adapters.discord.helpers import answer_count, asked_id_of, letters
 
 ADA = user(1, "Ada")
@@ -67,3 +67,13 @@ async def test_topic_autocomplete_and_an_unknown_topic(discord_, recorder) -> No
     assert values and all("leak" in value for value in values)
     [refusal] = await discord_.command("interview", ADA, dm=True, topic="no-such-topic")
     assert refusal.callback_type == 4 and refusal.ephemeral and "Unknown topic no-such-topic" in refusal.text()
+
+
+async def test_forget_in_a_dm_deletes_after_the_button(discord_, db) -> None:
+    await discord_.command("interview", ADA, dm=True, count=1)
+    who = str(ADA["id"])
+    assert await db.fetch_one("SELECT 1 FROM users WHERE platform_user_id = ?", (who,)) is not None
+    [ask] = await discord_.command("forget", ADA, dm=True)
+    assert "cannot be undone" in ask.text()
+    await discord_.click(last_message_id(discord_.recorder), "forget:yes", ADA, dm=True)
+    assert await db.fetch_one("SELECT 1 FROM users WHERE platform_user_id = ?", (who,)) is None

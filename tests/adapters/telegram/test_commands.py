@@ -74,6 +74,21 @@ async def test_language_stop_progress_history_review_help(bot: Harness) -> None:
     assert bot.api.last(CHAT).html and not bot.api.last(CHAT).data
 
 
+async def test_forget_deletes_after_the_confirmation_button(bot: Harness) -> None:
+    dm = private(ALICE)
+    await bot.command(ALICE, dm, "/interview sync-basics 2")
+    first = bot.api.last(CHAT)
+    await bot.click(ALICE, first, first.data[0])
+    await bot.command(ALICE, dm, "/forget")
+    ask = bot.api.last(CHAT)
+    assert "cannot be undone" in ask.html and ask.data == ["forget:yes"]
+    assert (await bot.core.db.fetch_one("SELECT count(*) FROM answers"))[0] == 1, "nothing before the button"
+    await bot.click(ALICE, ask, "forget:yes")
+    assert "everything about you is deleted" in bot.api.last(CHAT).html
+    for table in ("users", "answers", "interviews"):
+        assert (await bot.core.db.fetch_one(f"SELECT count(*) FROM {table}"))[0] == 0, table
+
+
 async def test_an_unexpected_error_is_logged_and_apologised_for(bot: Harness, caplog, monkeypatch) -> None:
     async def broken(*args: object) -> None:
         raise RuntimeError("disk on fire")
