@@ -11,7 +11,7 @@ from telegram.ext import ContextTypes
 from adapters.telegram.delivery import retry_seconds
 from adapters.telegram.menus import chosen_message, next_menu, parse_menu
 from adapters.telegram.services import deliver, language_of, refs, services
-from bot.text.i18n import t
+from bot.text.i18n import language_from_locale, t
 from bot.limits import POPUP_TEXT_MAX
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,9 @@ async def _answer(context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, text
 async def answer_click(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """An answer button: the clicker alone sees the verdict; the question is edited or its counter is."""
     query = update.callback_query
-    assert query is not None and query.message is not None
+    if query is None or query.message is None:  # an inline-mode message (inline_message_id): not ours
+        await _refuse_detached(update, context)
+        return
     app = services(context)
     user, chat = refs(update)
     reply = await app.core.click(user, chat, query.data or "")
@@ -69,7 +71,9 @@ async def answer_click(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
 async def menu_click(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """A step of the /interview menus: the next menu, or the interview itself."""
     query = update.callback_query
-    assert query is not None and query.message is not None
+    if query is None or query.message is None:
+        await _refuse_detached(update, context)
+        return
     app = services(context)
     language = await language_of(update, context)
     choice = parse_menu(app.core.bank, query.data or "")
@@ -86,3 +90,13 @@ async def menu_click(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     await app.port.replace(chat_id, message_id, chosen_message(app.core.bank, language, choice))
     outgoing = await app.core.start_interview(user, chat, choice.filters())
     await deliver(context, chat_id, outgoing)
+
+
+async def _refuse_detached(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A click with no message in a chat (an inline message, a forged update): refused politely, nothing recorded."""
+    query = update.callback_query
+    if query is not None:
+        log.info("click %r without a message refused (user %s)", (query.data or "")[:64],
+                 query.from_user.id if query.from_user else "?")
+        language = language_from_locale(query.from_user.language_code if query.from_user else None) or "en"
+        await _answer(context, query, t(language, "refusal.unknown"), True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.bank.loader import Bank
 from bot.interview.engine import Delivery
 from bot.text.i18n import t
+from bot.text.names import clean_name, short_name
 from bot.text.markup import parse_markup
 from bot.text.messages import Block, Message, Paragraph
 from bot.interview.view import explanation_blocks, option_lines, question_message, topic_label
@@ -36,7 +37,7 @@ def reveal_message(bank: Bank, delivery: Delivery, stats: PostStats) -> Message:
     percent = round(100 * stats.right / stats.answered) if stats.answered else 0
     blocks.append(Paragraph(t(language, "daily.stats", answered=stats.answered, percent=percent)))
     if stats.fastest:
-        names = ", ".join(f"{name} ({ms / 1000:.1f} s)" for name, ms in stats.fastest)
+        names = ", ".join(f"{short_name(clean_name(name))} ({ms / 1000:.1f} s)" for name, ms in stats.fastest)
         blocks.append(Paragraph(t(language, "daily.fastest", names=names)))
     return Message(tuple(blocks))
 

@@ -21,11 +21,11 @@ def parse_hhmm(text: str) -> time | None:
 
 def zone(name: str) -> ZoneInfo | None:
     """The IANA zone, or None for a name that is not one (e.g. 'Istanbul', 'GMT+3' typos)."""
-    if not name or "/" not in name and name != "UTC":
+    if not name or len(name) > 64 or "/" not in name and name != "UTC":
         return None
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long for the file system
         return None
 
 

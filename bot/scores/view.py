@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from bot.text.i18n import t
+from bot.text.names import clean_name, short_name
 from bot.text.messages import Block, Message, Paragraph, Table
 from bot.scores.boards import Board, BoardRow, GroupRow, MIN_ACTIVE_MEMBERS
 
 
 def _cells(row: BoardRow) -> tuple[str, ...]:
-    return (str(row.rank), row.name or "?", str(row.points), f"{row.accuracy:.0%}", f"{row.streak} ({row.best_streak})")
+    return (str(row.rank), short_name(clean_name(row.name)) or "?", str(row.points), f"{row.accuracy:.0%}", f"{row.streak} ({row.best_streak})")
 
 
 def board_message(board: Board, language: str, caller_id: int | None = None) -> Message:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.domain import ChatAddress, ChatRef, UserRef
 from bot.store.database import Database
+from bot.text.names import clean_name
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,9 @@ async def ensure_user(db: Database, user: UserRef, now: float) -> UserRecord:
     """The user's record, created on first sight; the name and locale follow the platform.
 
     Every click and command passes here, so a known user whose name and locale are unchanged costs one
-    read, not a write transaction."""
+    read, not a write transaction. The name is stored cleaned (plain visible text, bidi and zero-width
+    characters and markup removed, at most 64 characters)."""
+    user = replace(user, name=clean_name(user.name))
     row = await db.fetch_one("SELECT * FROM users WHERE platform = ? AND platform_user_id = ?",
                              (user.platform, user.platform_id))
     if row is not None and row["name"] == user.name and (user.locale is None or row["locale"] == user.locale):
@@ -66,8 +69,9 @@ async def ensure_user(db: Database, user: UserRef, now: float) -> UserRecord:
 
 
 async def ensure_chat(db: Database, chat: ChatRef, now: float) -> ChatRecord:
-    """The chat's record, created on first sight; its title, kind and locale follow the platform
-    (one read when nothing changed)."""
+    """The chat's record, created on first sight; its title (cleaned like a name), kind and locale follow
+    the platform (one read when nothing changed)."""
+    chat = replace(chat, title=clean_name(chat.title))
     row = await db.fetch_one("SELECT * FROM chats WHERE platform = ? AND platform_chat_id = ?",
                              (chat.platform, chat.platform_id))
     if (row is not None and row["title"] == chat.title and row["kind"] == chat.kind

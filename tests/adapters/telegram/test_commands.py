@@ -116,3 +116,11 @@ def test_interview_arguments() -> None:
         assert interview_filters(bad) is None, bad
     assert interview_filters(["31"]).count == 31 and interview_filters(["5s"]).time_limit_s == 5, \
         "ranges are the core's to refuse, with the same message on every platform"
+
+
+async def test_a_click_on_an_inline_message_is_refused_not_crashed(bot: Harness) -> None:
+    """A callback with inline_message_id and no message (inline mode, or a forged update)."""
+    await bot.process({"callback_query": {"id": "77", "from": ALICE, "chat_instance": "ci", "data": "a:1:a",
+                                          "inline_message_id": "AAAA"}})
+    assert bot.popups() == [("This button is not valid any more.", True)]
+    assert await bot.count("answers") == 0
