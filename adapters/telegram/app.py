@@ -14,14 +14,15 @@ from urllib.parse import urlsplit
 
 from telegram import Bot, BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats, Update
 from telegram.error import TelegramError
-from telegram.ext import (Application, ApplicationBuilder, CallbackQueryHandler, ChatMemberHandler, CommandHandler,
-                          MessageHandler, filters)
+from telegram.ext import (Application, ApplicationBuilder, ApplicationHandlerStop, CallbackQueryHandler,
+                          ChatMemberHandler, CommandHandler, ContextTypes, MessageHandler, TypeHandler, filters)
 
 from adapters.telegram import clicks, group, handlers, menus
 from adapters.telegram.admin import AdminCheck
 from adapters.telegram.delivery import Pacing, Sleep, TelegramPort
 from adapters.telegram.errors import on_error
-from adapters.telegram.services import SERVICES, Services, counter_edits
+from adapters.common.flood import CommandFlood
+from adapters.telegram.services import SERVICES, Services, counter_edits, reply_key, services
 from bot.text.commands import COMMANDS, commands_for
 from bot.app.config import Settings
 from bot.core import Core
@@ -63,7 +64,7 @@ def hide_token(token: str) -> None:
 
 def build_application(core: Core, token: str, *, base_url: str | None = None, pacing: Pacing | None = None,
                       sleep: Sleep = asyncio.sleep, counter_delay: float = 5.0, admin_ttl: float = 60.0,
-                      request_timeout: float | None = None) -> Application:
+                      request_timeout: float | None = None, flood: CommandFlood | None = None) -> Application:
     """The Application with every handler, its TelegramPort registered with the core."""
     hide_token(token)
     # Updates run concurrently: a reply waiting for its private chat's send slot must not hold up
@@ -78,7 +79,7 @@ def build_application(core: Core, token: str, *, base_url: str | None = None, pa
     application = builder.build()
     port = TelegramPort(application.bot, pacing, sleep)
     application.bot_data[SERVICES] = Services(core, port, AdminCheck(application.bot, admin_ttl),
-                                              counter_edits(core, port, counter_delay))
+                                              counter_edits(core, port, counter_delay), flood or CommandFlood())
     core.add_port(port)
     register(application)
     return application
@@ -88,6 +89,7 @@ def register(application: Application) -> None:
     """Every handler in one place: commands where they belong (a polite pointer elsewhere), clicks,
     membership changes, group migrations, and the one error handler."""
     private, groups = filters.ChatType.PRIVATE, filters.ChatType.GROUPS
+    application.add_handler(TypeHandler(Update, guard_floods), group=-1)  # before every other handler
     for command in COMMANDS:
         callback = COMMAND_HANDLERS[command.name]
         here = command.where in ("private", "both")
@@ -99,6 +101,23 @@ def register(application: Application) -> None:
     application.add_handler(ChatMemberHandler(group.membership, ChatMemberHandler.MY_CHAT_MEMBER))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, group.migrated))
     application.add_error_handler(on_error)
+
+
+async def guard_floods(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A command past its sender's limit gets one "slow down" note, the rest are dropped at once, and a
+    request repeated in the same chat while its answer is on the way is dropped: none of them waits for
+    a send slot, so one person's flood never holds the update slots everyone else needs."""
+    message = update.effective_message
+    if message is None or not message.text or not message.text.startswith("/") or update.effective_user is None:
+        return
+    chat = update.effective_chat.id if update.effective_chat else 0
+    verdict = services(context).flood.check(str(update.effective_user.id), str(chat), message.text)
+    if verdict == "ok":
+        return
+    if verdict == "note":
+        log.info("user %s: commands flooding in chat %s; one note, the rest dropped", update.effective_user.id, chat)
+        await reply_key(update, context, "flood.slow_down")  # one per window: the only send a flood costs
+    raise ApplicationHandlerStop
 
 
 async def register_commands(bot: Bot) -> None:

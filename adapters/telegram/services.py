@@ -11,6 +11,7 @@ from telegram.ext import ContextTypes
 
 from adapters.telegram.admin import AdminCheck
 from adapters.common.counter import CounterDebouncer
+from adapters.common.flood import CommandFlood
 from adapters.common.deliver import deliver as deliver_outgoing
 from adapters.telegram.delivery import TelegramPort
 from bot.core import Core, Outgoing
@@ -27,6 +28,7 @@ class Services:
     port: TelegramPort
     admins: AdminCheck
     counters: CounterDebouncer[tuple[int, int, int]]  # (chat id, message id, asked id)
+    flood: CommandFlood
 
 
 def services(context: ContextTypes.DEFAULT_TYPE) -> Services:

@@ -14,6 +14,7 @@ from telegram import Update
 from telegram.ext import Application
 
 from adapters.telegram.app import build_application
+from adapters.common.flood import CommandFlood
 from adapters.telegram.delivery import Pacing
 from adapters.telegram.services import SERVICES, Services
 from bot.bank.loader import Bank
@@ -92,7 +93,8 @@ async def start_harness(api: FakeBotApi, core: Core, **options: object) -> Harne
     async def sleep(seconds: float) -> None:
         sleeps.append(seconds)
 
-    settings = {"pacing": FAST, "sleep": sleep, "counter_delay": 0.05, "request_timeout": 0.5, **options}
+    settings = {"pacing": FAST, "sleep": sleep, "counter_delay": 0.05, "request_timeout": 0.5,
+                "flood": CommandFlood(limit=10_000, repeat_s=0.0), **options}  # tests send commands back to back
     application = build_application(core, TOKEN, base_url=api.base_url, **settings)  # type: ignore[arg-type]
     await application.initialize()
     return Harness(api, core, application, sleeps)

@@ -124,3 +124,26 @@ async def test_a_click_on_an_inline_message_is_refused_not_crashed(bot: Harness)
                                           "inline_message_id": "AAAA"}})
     assert bot.popups() == [("This button is not valid any more.", True)]
     assert await bot.count("answers") == 0
+
+
+async def test_a_flood_of_commands_gets_one_note_and_a_bystander_is_still_answered(api, core) -> None:
+    """500 commands from one user: five answered, one "slow down" note, the rest dropped without a send;
+    the same command repeated is coalesced; another user's /help is answered as usual."""
+    from tests.adapters.telegram.conftest import start_harness, stop_harness
+
+    from adapters.common.flood import CommandFlood
+
+    bot = await start_harness(api, core, flood=CommandFlood())  # the shipped limits
+    try:
+        for _ in range(20):
+            await bot.command(ALICE, private(ALICE), "/start")
+        assert len(api.sent_to(CHAT)) == 1, "the same command again while its answer is on the way: coalesced"
+        for number in range(500):
+            await bot.command(ALICE, private(ALICE), f"/help {number}")
+        await bot.command(BOB, private(BOB), "/help")
+        texts = [stored.html for stored in api.sent_to(CHAT)]
+        assert sum("Slow down" in text for text in texts) == 1
+        assert len(texts) <= 5 * 2 + 1, "a few answers (a welcome is two messages at most), one note"
+        assert "/interview" in api.last(BOB["id"]).html, "the bystander got their help (BOB speaks Turkish)"
+    finally:
+        await stop_harness(bot)
