@@ -35,6 +35,7 @@ class Timer:
             "coalesce": True, "max_instances": 2, "misfire_grace_time": None})
         self._lock = asyncio.Lock()
         self._again = False
+        self._running: asyncio.Task[None] | None = None
         self.ticks = 0
 
     @property
@@ -53,8 +54,13 @@ class Timer:
             self._arm(0.0)
 
     async def stop(self) -> None:
+        """No more ticks; a tick still running is cancelled and awaited, so the store can close after it."""
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
+        running, self._running = self._running, None
+        if running is not None and not running.done() and running is not asyncio.current_task():
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
 
     def _arm(self, delay: float) -> None:
         when = datetime.now(timezone.utc) + timedelta(seconds=delay)
@@ -75,15 +81,20 @@ class Timer:
         if self._lock.locked():  # poked during a tick: the running tick goes round once more
             self._again = True
             return
-        async with self._lock:
-            self._again = True
-            while self._again:
-                self._again = False
-                try:
-                    await self._tick()
-                except Exception:  # a failing tick must not stop the timer; the next one retries from the store
-                    log.exception("scheduled tick failed")
-                self.ticks += 1
-            delay = await self.delay()
+        self._running = asyncio.current_task()
+        try:
+            async with self._lock:
+                self._again = True
+                while self._again:
+                    self._again = False
+                    try:
+                        await self._tick()
+                    except Exception:  # a failing tick must not stop the timer; the next one retries from the store
+                        log.exception("scheduled tick failed")
+                    self.ticks += 1
+                delay = await self.delay()
+        except asyncio.CancelledError:  # stopped (shutting down): the store still holds whatever was not done
+            log.debug("tick cancelled at shutdown")
+            return
         if self.scheduler.running:  # a poke while the delay was read means: look again now
             self._arm(0.0 if self._again else delay if delay > 0 else STUCK_SECONDS)
