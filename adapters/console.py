@@ -68,8 +68,7 @@ def run_forget(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _forget(args: argparse.Namespace, settings: Settings) -> int:
-    language = language_from_locale(os.environ.get("LANG")) or settings.default_language
-    user = UserRef(PLATFORM, getpass.getuser(), getpass.getuser(), language)
+    user, _ = _terminal_user(_language(args, settings))
     core = await Core.open(settings.db_path, settings.questions_path, scheduled=False)
     try:
         language = await core.language(user)
@@ -95,6 +94,40 @@ def run_console(args: argparse.Namespace, settings: Settings) -> int:
     except BankError as error:
         print(f"interview-bot: the question bank has problems:\n{error}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # Ctrl-C: the interview stops here, with its report, as `q` would
+        return asyncio.run(_interrupted(args, settings))
+
+
+def _language(args: argparse.Namespace, settings: Settings) -> str:
+    """--lang, else a language chosen in the settings, else the terminal's LANG, else English."""
+    if getattr(args, "lang", None):
+        return args.lang
+    if settings.language_chosen:
+        return settings.default_language
+    return language_from_locale(os.environ.get("LANG")) or settings.default_language
+
+
+def _terminal_user(language: str) -> tuple[UserRef, ChatRef]:
+    user = UserRef(PLATFORM, getpass.getuser(), getpass.getuser(), language)
+    return user, ChatRef(PLATFORM, f"terminal:{user.platform_id}", "private", "terminal", language)
+
+
+async def _interrupted(args: argparse.Namespace, settings: Settings) -> int:
+    out = sys.stderr if args.json else sys.stdout
+    user, _ = _terminal_user(_language(args, settings))
+    core = await Core.open(settings.db_path, settings.questions_path, scheduled=False)
+    try:
+        language = await core.language(user)
+        print("\n" + t(language, "console.quit"), file=out)
+        stopped = await core.stop_interview(user)
+        if stopped is not None:
+            print("\n" + render_plain(stopped, with_buttons=False, width=_width()), file=out)
+            report = await core.latest_report(user)
+            if args.json and report is not None:
+                print(json.dumps(report_json(report), ensure_ascii=False))
+    finally:
+        await core.close()
+    return 130
 
 
 class ConsolePort:
@@ -149,9 +182,7 @@ class LineReader:
 
 async def _interview(args: argparse.Namespace, settings: Settings) -> int:
     out = sys.stderr if args.json else sys.stdout
-    language = args.lang or language_from_locale(os.environ.get("LANG")) or settings.default_language
-    user = UserRef(PLATFORM, getpass.getuser(), getpass.getuser(), language)
-    chat = ChatRef(PLATFORM, f"terminal:{user.platform_id}", "private", "terminal", language)
+    user, chat = _terminal_user(_language(args, settings))
     filters = InterviewFilters(topics=tuple(p.strip() for ts in args.topic for p in ts.split(",") if p.strip()),
                                difficulty=args.difficulty, seniority=args.seniority, count=args.count,
                                time_limit_s=args.time_limit)
@@ -161,7 +192,12 @@ async def _interview(args: argparse.Namespace, settings: Settings) -> int:
         core.add_port(port)
         await core.start()
         language = await core.language(user)
-        current = await core.current_question(user) if args.resume else None
+        unfinished = await core.current_question(user)
+        current = unfinished if args.resume else None
+        if args.resume and current is None:
+            print(t(language, "console.nothing_to_resume"), file=out)
+        elif unfinished is not None and not args.resume:
+            print(t(language, "console.abandoned"), file=out)
         if current is not None:
             print(t(language, "interview.resumed"), file=out)
         else:

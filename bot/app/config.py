@@ -54,6 +54,7 @@ class Settings:
     discord_token: str | None = None
     default_language: str = "en"
     log_level: str = "WARNING"
+    language_chosen: bool = False  # default_language was set (file or environment), so it beats LANG
 
 
 def load_settings(config_file: str | None = None) -> Settings:
@@ -68,11 +69,13 @@ def load_settings(config_file: str | None = None) -> Settings:
     settings = Settings(db_path=default_db_path())
     known = {field.name for field in fields(Settings)}
     for name, value in values.items():
-        if name not in known:
+        if name not in known or name == "language_chosen":
             raise ConfigError(f"{path}: unknown setting {name!r} (known: {', '.join(sorted(known))})")
         if name in ("db_path", "questions_path"):
             value = Path(value).expanduser()
         settings = replace(settings, **{name: value})
+    if "default_language" in values:
+        settings = replace(settings, language_chosen=True)
     if settings.default_language not in ("tr", "en"):
         raise ConfigError(f"default_language must be tr or en, not {settings.default_language!r}")
     return settings

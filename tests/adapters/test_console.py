@@ -102,3 +102,43 @@ def test_forget_in_the_terminal_asks_then_deletes(tmp_path) -> None:
     import sqlite3
     assert sqlite3.connect(db).execute("SELECT count(*) FROM users").fetchone()[0] == 0
     assert "I hold nothing about you" in run(["forget", "--yes"], "", db).stdout
+
+
+def test_an_explicit_language_setting_beats_lang(tmp_path) -> None:
+    done = run(["console", "--count", "1", "--seed", "1"], "a\n", tmp_path / "db.sqlite3", LANG="en_US.UTF-8",
+               INTERVIEW_BOT_LANGUAGE="tr")
+    assert "Soru 1/1" in done.stdout
+
+
+def test_resume_with_nothing_to_resume_and_a_plain_start_over_an_unfinished_one_say_so(tmp_path) -> None:
+    db = tmp_path / "db.sqlite3"
+    fresh = run(["console", "--resume", "--count", "1", "--seed", "1"], "a\n", db)
+    assert "No unfinished interview" in fresh.stdout
+    run(["console", "--count", "3", "--seed", "1"], "a\n", db)  # input ends: stopped, not unfinished
+    killed = subprocess.Popen([sys.executable, "-m", "bot", "console", "--count", "3", "--seed", "2"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "INTERVIEW_BOT_DB": str(db), "INTERVIEW_BOT_QUESTIONS": str(FIXTURE_BANK)})
+    assert killed.stdout is not None
+    while "Question 1/3" not in killed.stdout.readline():
+        pass
+    killed.kill()
+    killed.wait()
+    again = run(["console", "--count", "1", "--seed", "3"], "a\n", db)
+    assert "unfinished interview is stopped" in again.stdout
+
+
+def test_ctrl_c_stops_with_the_report(tmp_path) -> None:
+    import signal
+    import time
+
+    process = subprocess.Popen([sys.executable, "-m", "bot", "console", "--count", "3", "--seed", "2"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "INTERVIEW_BOT_DB": str(tmp_path / "db.sqlite3"),
+                                    "INTERVIEW_BOT_QUESTIONS": str(FIXTURE_BANK), "LANG": "C.UTF-8"})
+    assert process.stdout is not None and process.stdin is not None
+    while "Question 1/3" not in process.stdout.readline():
+        pass
+    time.sleep(0.3)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130 and "Interview report" in out and "Traceback" not in err
