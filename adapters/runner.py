@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from bot.bank import BankError
 from bot.app.config import Settings
 from bot.core import Core
+from bot.store import StoreGone
 
 log = logging.getLogger(__name__)
 Serve = Callable[[Core, Settings, asyncio.Event], Awaitable[None]]
@@ -44,13 +45,19 @@ async def _serve_all(settings: Settings, services: dict[str, Serve]) -> int:
     try:
         await core.start()
         tasks = [asyncio.create_task(serve(core, settings, stop), name=name) for name, serve in services.items()]
+        gone = asyncio.create_task(core.db.gone.wait(), name="store watch")
         log.info("serving %s", ", ".join(services))
-        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        done, pending = await asyncio.wait([*tasks, gone], return_when=asyncio.FIRST_COMPLETED)
+        if gone not in done:  # a platform stopped (a signal, or an error): the others stop too
+            done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
         stop.set()
-        await asyncio.gather(*pending, return_exceptions=True)
+        gone.cancel()
+        await asyncio.gather(*pending, gone, return_exceptions=True)
         for task in done:
-            if task.exception() is not None:
+            if task is not gone and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]
+        if core.db.gone.is_set():
+            raise StoreGone(f"the store {core.db.path} was deleted or replaced while running")
     finally:
         await core.close()
     return 0

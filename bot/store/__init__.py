@@ -1,5 +1,5 @@
 """The SQLite store: the only place state lives, so a restart loses nothing."""
 
-from bot.store.database import Database, StoreError
+from bot.store.database import Database, StoreError, StoreGone
 
-__all__ = ["Database", "StoreError"]
+__all__ = ["Database", "StoreError", "StoreGone"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
@@ -51,6 +52,10 @@ async def _check_writable(connection: aiosqlite.Connection) -> None:
         await connection.execute("ROLLBACK")
 
 
+class StoreGone(StoreError):
+    """The store file was deleted or replaced while the bot ran: nothing more may be acknowledged."""
+
+
 class Database:
     """An open store file. Use `async with Database.open(path) as db:` or open()/close()."""
 
@@ -58,6 +63,27 @@ class Database:
         self.connection = connection
         self.path = path
         self._write_lock = asyncio.Lock()
+        self._identity = self._file_identity()
+        self.gone = asyncio.Event()  # set once the file is found deleted or replaced; the runner exits on it
+
+    def _file_identity(self) -> tuple[int, int] | None:
+        if str(self.path) == ":memory:":
+            return None
+        try:
+            stat = os.stat(self.path)
+        except OSError:
+            return None
+        return stat.st_dev, stat.st_ino
+
+    def _check_present(self) -> None:
+        """Writes go to an open handle: a deleted file would take them silently and a restart would find an
+        empty store. So every write first checks that the file at the path is still the one opened."""
+        if self._identity is None:
+            return
+        if self._file_identity() != self._identity:
+            self.gone.set()
+            raise StoreGone(f"the store {self.path} was deleted or replaced while running; stopping so that "
+                            f"nothing more is acknowledged (restart to open it again)")
 
     @classmethod
     async def open(cls, path: Path | str, *, migrate_to: int | None = None) -> Database:
@@ -100,6 +126,7 @@ class Database:
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
         """BEGIN IMMEDIATE ... COMMIT, rolled back on any error; nothing half-written survives."""
         async with self._write_lock:
+            self._check_present()
             await self.connection.execute("BEGIN IMMEDIATE")
             try:
                 yield self.connection

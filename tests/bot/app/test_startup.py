@@ -58,3 +58,35 @@ def test_bad_files_and_settings_get_one_line(tmp_path, prepare, env, words) -> N
     assert "SECRET-in-a-file" not in done.stderr
     if before is not None:
         assert (tmp_path / "db").read_bytes() == before, "the file is left untouched"
+
+
+async def test_the_store_folder_deleted_mid_run_stops_the_bot_with_one_line(tmp_path) -> None:
+    """Nothing may be acknowledged into a deleted file: the process exits for its supervisor to restart."""
+    import shutil
+
+    from tests.adapters.telegram.fake_bot_api import TOKEN
+
+    api = FakeBotApi()
+    base_url = await api.start()
+    folder = tmp_path / "data"
+    environment = {**os.environ, "TELEGRAM_BOT_TOKEN": TOKEN, "INTERVIEW_BOT_DB": str(folder / "db.sqlite3")}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "telegram", "--base-url", base_url, cwd=REPO, env=environment,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    try:
+        for _ in range(300):
+            if any(call.method == "getUpdates" for call in api.calls):
+                break
+            await asyncio.sleep(0.05)
+        shutil.rmtree(folder)
+        api.push({"message": {"message_id": 1, "date": 0, "chat": {"id": 7, "type": "private"},
+                              "from": {"id": 7, "is_bot": False, "first_name": "Ada"}, "text": "/start",
+                              "entities": [{"type": "bot_command", "offset": 0, "length": 6}]}})
+        _, err = await asyncio.wait_for(process.communicate(), 30)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        await api.stop()
+    text = err.decode()
+    assert process.returncode == 1 and "deleted or replaced while running" in text, text[-2000:]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.domain import ChatRef, InterviewFilters, RecordedAnswer, UserRef
-from bot.store import Database, StoreError
+from bot.store import Database, StoreError, StoreGone
 from bot.store import interviews as records
 from bot.store.migrations import LATEST, SchemaTooNew
 from bot.store.people import ensure_chat, ensure_user, move_chat, set_chat_language
@@ -175,3 +175,18 @@ async def test_moving_a_chat_onto_a_known_id_merges_the_two(db: Database) -> Non
     rows = await db.fetch_all("SELECT chat_id, kind FROM daily_posts ORDER BY id")
     assert [(row["chat_id"], row["kind"]) for row in rows] == [(new.id, "manual"), (new.id, "scheduled")]
     assert (await db.fetch_one("SELECT count(*) FROM chats WHERE platform_chat_id = '-1'"))[0] == 0
+
+
+async def test_a_store_deleted_while_running_refuses_writes(tmp_path) -> None:
+    folder = tmp_path / "data"
+    db = await Database.open(folder / "store.sqlite3")
+    try:
+        await ensure_user(db, UserRef("test", "a", "A"), 1.0)
+        for leftover in folder.iterdir():
+            leftover.unlink()
+        folder.rmdir()
+        with pytest.raises(StoreGone, match="deleted or replaced"):
+            await ensure_user(db, UserRef("test", "b", "B"), 2.0)
+        assert db.gone.is_set()
+    finally:
+        await db.close()
