@@ -20,10 +20,8 @@ import threading
 from typing import Any, TextIO
 
 from bot.app.config import Settings
-from bot.bank import BankError
-from bot.core import SENIORITIES, ChatRef, Core, InterviewFilters, Message, Outgoing, Report, UserError, UserRef
-from bot.text.i18n import language_from_locale, t
-from bot.text.plaintext import render_plain
+from bot.core import (SENIORITIES, BankError, ChatRef, Core, InterviewFilters, Message, Outgoing, Report, UserError,
+                      UserRef, language_from_locale, render_plain, t)
 
 PLATFORM = "console"
 QUIT = ("q", "quit", "exit")

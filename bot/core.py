@@ -13,7 +13,7 @@ import logging
 import random
 from pathlib import Path
 
-from bot.bank import load_bank
+from bot.bank import BankError, load_bank
 from bot.bank.loader import Bank
 from bot.caller import Caller, resolve
 from bot.daily.service import DailyService
@@ -33,14 +33,15 @@ from bot.store import interviews as records
 from bot.store.database import Database
 from bot.store.forget import Forgotten, forget_user
 from bot.store.people import move_chat, set_chat_language, set_user_language
-from bot.text.i18n import t, user_error_text
+from bot.text.i18n import language_from_locale, t, user_error_text
 from bot.text.messages import Button, Message, Paragraph
+from bot.text.plaintext import render_plain
 from bot.tokens import FORGET_TOKEN, parse_answer_token
 
 log = logging.getLogger(__name__)
 # What an adapter needs besides the facade: the neutral values it builds calls from and renders.
-__all__ = ["LETTERS", "SENIORITIES", "AnswerRefused", "ChatRef", "ClickReply", "Core", "InterviewFilters", "Message",
-           "Outgoing", "Report", "UserError", "UserRef"]
+__all__ = ["LETTERS", "SENIORITIES", "AnswerRefused", "BankError", "ChatRef", "ClickReply", "Core", "InterviewFilters",
+           "Message", "Outgoing", "Report", "UserError", "UserRef", "language_from_locale", "render_plain", "t"]
 
 
 class Core:

@@ -142,3 +142,11 @@ def test_ctrl_c_stops_with_the_report(tmp_path) -> None:
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130 and "Interview report" in out and "Traceback" not in err
+
+
+def test_the_console_enters_through_the_facade_only() -> None:
+    import ast
+
+    source = (Path(__file__).parents[2] / "adapters" / "console.py").read_text(encoding="utf-8")
+    modules = {node.module for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ImportFrom)}
+    assert {m for m in modules if m and m.startswith("bot")} == {"bot.core", "bot.app.config"}
