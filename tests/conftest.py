@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import random
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,8 @@ from bot.interview.engine import InterviewEngine
 from bot.store import Database
 
 FIXTURE_BANK = Path(__file__).parent / "fixtures" / "bank"
+# The tests' validated-file cache lives in their own folder (and their subprocesses inherit it).
+os.environ.setdefault("INTERVIEW_BOT_BANK_CACHE", tempfile.mkdtemp(prefix="interview-bot-bank-cache-"))
 
 
 @pytest.fixture(scope="session")

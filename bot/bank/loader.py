@@ -11,6 +11,7 @@ from importlib import resources
 from pathlib import Path
 
 from bot.bank.problems import BankError, Problem
+from bot.bank import cache as bank_cache
 from bot.bank.validate import validate_file
 from bot.domain import Question, Topic
 
@@ -89,11 +90,15 @@ def _check_bank(paths: Sequence[Path] | None) -> tuple[Bank, list[Problem]]:
     for path in find_files(root for root in roots if root.exists()):
         name = _display_name(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            data = path.read_bytes()
+            cached = bank_cache.load(data, name)
+            if cached is None:
+                cached = validate_file(data.decode("utf-8"), name)
+                bank_cache.store(data, name, cached)
         except (OSError, UnicodeDecodeError) as error:
             problems.append(Problem(name, 1, "file", f"cannot be read: {error}"))
             continue
-        topic, questions, file_problems = validate_file(text, name)
+        topic, questions, file_problems = cached
         problems.extend(file_problems)
         bank.files.append(name)
         if topic is not None:
