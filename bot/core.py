@@ -23,6 +23,7 @@ from bot.interview.engine import AnswerResult, InterviewEngine
 from bot.interview.service import InterviewService
 from bot.interview.view import topic_label
 from bot.port import DeliveryPort
+from bot.progress.chart import close_chart_worker
 from bot.progress.service import ProgressService
 from bot.replies import ClickReply, Outgoing
 from bot.schedule.clock import Clock, SystemClock
@@ -88,6 +89,7 @@ class Core:
     async def close(self) -> None:
         if self.timer is not None:
             await self.timer.stop()
+        close_chart_worker()
         await self.db.close()
 
     async def tick(self) -> None:

@@ -1,8 +1,9 @@
-"""The progress chart: weekly accuracy per topic over answers per week, drawn in a short-lived child process.
+"""The progress chart: weekly accuracy per topic over answers per week, drawn in a child process.
 
-matplotlib costs a running bot about 37 MB once loaded, for a chart asked for now and then; a child
-process started for each chart takes that memory away with it when it exits. If a child cannot be
-started, the chart is drawn in a thread instead: slower to free, never missing.
+matplotlib costs a running bot about 37 MB once loaded, for a chart asked for now and then, so it
+lives in a worker process, kept warm while charts are asked for and closed after five idle minutes
+(its memory goes with it). If a child cannot be started, the chart is drawn in a thread instead:
+slower to free, never missing.
 """
 
 from __future__ import annotations
@@ -70,17 +71,57 @@ def progress_chart_png(progress: Progress, language: str, labels: Mapping[str, s
     return buffer.getvalue()
 
 
+class ChartWorker:
+    """One child process that draws charts, kept while charts are asked for and closed after IDLE_S.
+
+    Starting a child (and importing matplotlib in it) is most of a /progress call's time: a busy bot
+    keeps the worker warm, an idle one gives its memory back."""
+
+    IDLE_S = 300.0
+
+    def __init__(self) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+        self._idle: asyncio.TimerHandle | None = None
+
+    def _ensure(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        loop = asyncio.get_running_loop()
+        if self._idle is not None:
+            self._idle.cancel()
+        self._idle = loop.call_later(self.IDLE_S, self.close)
+        return self._pool
+
+    def close(self) -> None:
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    async def draw(self, progress: Progress, language: str, labels: Mapping[str, str]) -> bytes:
+        loop = asyncio.get_running_loop()
+        try:
+            pool = self._ensure()
+        except (OSError, ValueError) as error:
+            log.warning("no child process for the chart (%s): drawing it here", error)
+            return await asyncio.to_thread(progress_chart_png, progress, language, dict(labels))
+        try:
+            return await loop.run_in_executor(pool, progress_chart_png, progress, language, dict(labels))
+        except Exception as error:  # a broken child (killed, out of memory): the chart still comes
+            log.warning("chart child process failed (%s): drawing it here", error)
+            self.close()
+            return await asyncio.to_thread(progress_chart_png, progress, language, dict(labels))
+
+
+_WORKER = ChartWorker()
+
+
 async def draw_progress_chart(progress: Progress, language: str, labels: Mapping[str, str]) -> bytes:
-    loop = asyncio.get_running_loop()
-    try:
-        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-    except (OSError, ValueError) as error:
-        log.warning("no child process for the chart (%s): drawing it here", error)
-        return await asyncio.to_thread(progress_chart_png, progress, language, dict(labels))
-    try:
-        return await loop.run_in_executor(pool, progress_chart_png, progress, language, dict(labels))
-    except Exception as error:  # a broken child (killed, out of memory): the chart still comes
-        log.warning("chart child process failed (%s): drawing it here", error)
-        return await asyncio.to_thread(progress_chart_png, progress, language, dict(labels))
-    finally:
-        pool.shutdown(wait=False)
+    """The chart as PNG bytes, drawn by the process's one chart worker."""
+    return await _WORKER.draw(progress, language, labels)
+
+
+def close_chart_worker() -> None:
+    _WORKER.close()

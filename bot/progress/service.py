@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from bot.bank.loader import Bank
 from bot.caller import Caller
 from bot.progress.chart import draw_progress_chart
@@ -11,17 +13,30 @@ from bot.store.database import Database
 from bot.text.messages import Message
 
 
+CHARTS_KEPT = 256  # recent charts (about 30 KB each), until their owner answers again
+
+
 class ProgressService:
     def __init__(self, db: Database, bank: Bank) -> None:
         self.db, self.bank = db, bank
+        self._charts: OrderedDict[tuple, bytes] = OrderedDict()
 
     async def progress(self, caller: Caller) -> Message:
-        """Accuracy per topic and level as text, with a PNG chart (drawn in a child process)."""
+        """Accuracy per topic and level as text, with a PNG chart (drawn in the chart worker, and kept
+        until the person answers again: asking twice costs the drawing once)."""
         assert caller.user is not None
         progress = await user_progress(self.db, self.bank, caller.user.id)
         image = None
         if progress.answered:
-            image = await draw_progress_chart(progress, caller.language, chart_labels(self.bank, progress, caller.language))
+            key = (caller.user.id, caller.language, progress.answered, progress.right, progress.timed_out,
+                   tuple(progress.weeks))
+            image = self._charts.pop(key, None)
+            if image is None:
+                labels = chart_labels(self.bank, progress, caller.language)
+                image = await draw_progress_chart(progress, caller.language, labels)
+            self._charts[key] = image
+            while len(self._charts) > CHARTS_KEPT:
+                self._charts.popitem(last=False)
         return progress_message(self.bank, progress, caller.language, image)
 
     async def history(self, caller: Caller) -> Message:

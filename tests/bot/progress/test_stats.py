@@ -254,3 +254,22 @@ def test_review_status_says_what_comes_next() -> None:
     assert "No missed questions yet" in review_status_message(0, None, "en").plain_text()
     assert "3" in review_status_message(3, june_3, "en").plain_text()
     assert review_status_message(0, None, "tr").plain_text() != review_status_message(0, june_3, "tr").plain_text()
+
+
+async def test_a_chart_is_drawn_once_until_its_owner_answers_again(core: Core, clock, monkeypatch) -> None:
+    import bot.progress.service as service
+
+    drawn = []
+
+    async def draw(progress, language, labels):
+        drawn.append(progress.answered)
+        return b"\x89PNG fake"
+
+    monkeypatch.setattr(service, "draw_progress_chart", draw)
+    await run_interview(core, clock, "rw")
+    await core.progress(ALICE)
+    await core.progress(ALICE)
+    assert drawn == [2]
+    await run_interview(core, clock, "r")
+    await core.progress(ALICE)
+    assert drawn == [2, 3]
