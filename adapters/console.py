@@ -183,7 +183,7 @@ async def _interview(args: argparse.Namespace, settings: Settings) -> int:
     user, chat = _terminal_user(_language(args, settings))
     filters = InterviewFilters(topics=tuple(p.strip() for ts in args.topic for p in ts.split(",") if p.strip()),
                                difficulty=args.difficulty, seniority=args.seniority, count=args.count,
-                               time_limit_s=args.time_limit)
+                               time_limit_s=args.time_limit, repeatable=args.seed is not None)
     core = await Core.open(settings.db_path, settings.questions_path, rng=random.Random(args.seed))
     port = ConsolePort(out)
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from urllib.parse import urlsplit
 
 from bot.app.config import Settings
 
@@ -40,9 +41,26 @@ def _telegram_options(args: argparse.Namespace, settings: Settings) -> dict:
             "webhook_secret": getattr(args, "webhook_secret", None)}
 
 
+def telegram_option_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with --listen or --webhook, in one line; None when both are usable."""
+    host, _, port = str(getattr(args, "listen", "")).rpartition(":")
+    if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        return f"--listen must be HOST:PORT (for example 127.0.0.1:8443), not {str(args.listen)[:64]!r}"
+    webhook = getattr(args, "webhook", None)
+    if webhook is not None:
+        parts = urlsplit(webhook)
+        if parts.scheme != "https" or not parts.hostname:
+            return f"--webhook must be a public https:// URL (Telegram posts only to HTTPS), not {webhook[:64]!r}"
+    return None
+
+
 def _run_telegram(args: argparse.Namespace, settings: Settings) -> int:
     from adapters.runner import run_platforms
 
+    problem = telegram_option_problem(args)
+    if problem is not None:
+        print(f"interview-bot telegram: {problem}", file=sys.stderr)
+        return 2
     if not settings.telegram_token:
         print("interview-bot telegram: set TELEGRAM_BOT_TOKEN (from @BotFather) first", file=sys.stderr)
         return 2

@@ -104,6 +104,7 @@ class InterviewFilters:
     seniority: str | None = None
     count: int = 5
     time_limit_s: int | None = None
+    repeatable: bool = False  # the same questions for the same seed, whatever was asked before (no "fresh first")
 
 
 @dataclass(frozen=True)

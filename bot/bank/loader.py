@@ -53,6 +53,14 @@ class Bank:
     def get(self, question_id: str) -> Question | None:
         return self.questions.get(question_id)
 
+    def topic_named(self, text: str) -> str | None:
+        """The topic a person means: its id or its title in either language, in any letter case."""
+        wanted = " ".join(text.split()).casefold()
+        for name, topic in self.topics.items():
+            if wanted == name.casefold() or wanted in (title.casefold() for title in topic.title.values()):
+                return name
+        return None
+
     def select(self, topics: Sequence[str] = (), difficulty: int | None = None,
                seniority: str | None = None) -> list[Question]:
         """Questions matching a filter, in a stable order (bank order)."""

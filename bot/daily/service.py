@@ -88,6 +88,7 @@ class DailyService:
             raise UserError("daily.bad_time", time=post_time)
         if zone(timezone) is None:
             raise UserError("daily.bad_timezone", timezone=timezone)
+        topic = (self.bank.topic_named(topic) or topic) if topic else None
         if topic and topic not in self.bank.topics:
             raise UserError("interview.unknown_topic", topic=topic, known=", ".join(sorted(self.bank.topics)))
         if not self.bank.select((topic,) if topic else (), difficulty):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from bot.bank.loader import Bank
@@ -74,8 +74,11 @@ class InterviewEngine:
         self.clock = clock
         self.rng = rng or random.Random()
 
-    def check(self, filters: InterviewFilters) -> None:
-        """The same limits on every platform: known topics, 1-30 questions, 10-600 s per question."""
+    def check(self, filters: InterviewFilters) -> InterviewFilters:
+        """The same limits on every platform: known topics (by id or title, any case), 1-30 questions,
+        10-600 s per question; the filters with each topic as its id."""
+        named = [self.bank.topic_named(topic) or topic for topic in filters.topics]
+        filters = replace(filters, topics=tuple(named))
         unknown = [topic for topic in filters.topics if topic not in self.bank.topics]
         if unknown:
             raise InterviewError("interview.unknown_topic", topic=", ".join(unknown),
@@ -86,12 +89,14 @@ class InterviewEngine:
         if filters.time_limit_s is not None and not TIME_LIMIT_MIN_S <= filters.time_limit_s <= TIME_LIMIT_MAX_S:
             raise InterviewError("interview.bad_time_limit", seconds=filters.time_limit_s, low=TIME_LIMIT_MIN_S,
                                  high=TIME_LIMIT_MAX_S)
+        return filters
 
     async def start(self, caller: Caller, filters: InterviewFilters) -> Delivery:
         """A new interview (stopping any the user had open) and its first question."""
-        self.check(filters)
+        filters = self.check(filters)
         person = _person(caller)
-        seen = await records.recently_seen(self.db, person.id, self.clock.now() - RECENT.total_seconds())
+        seen = {} if filters.repeatable else await records.recently_seen(
+            self.db, person.id, self.clock.now() - RECENT.total_seconds())
         plan = plan_interview(self.bank, filters, seen, self.rng)
         if not plan:
             raise InterviewError("interview.none_found", topics=", ".join(filters.topics) or "*",

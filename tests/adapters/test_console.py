@@ -150,3 +150,10 @@ def test_the_console_enters_through_the_facade_only() -> None:
     source = (Path(__file__).parents[2] / "adapters" / "console.py").read_text(encoding="utf-8")
     modules = {node.module for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ImportFrom)}
     assert {m for m in modules if m and m.startswith("bot")} == {"bot.core", "bot.app.config"}
+
+
+def test_the_same_seed_repeats_the_questions_whatever_the_history(tmp_path) -> None:
+    db = tmp_path / "db.sqlite3"
+    first = json.loads(run(["console", "--count", "3", "--seed", "9", "--json"], "a\na\na\n", db).stdout)
+    again = json.loads(run(["console", "--count", "3", "--seed", "9", "--json"], "a\na\na\n", db).stdout)
+    assert [q["id"] for q in first["questions"]] == [q["id"] for q in again["questions"]]

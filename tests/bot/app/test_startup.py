@@ -90,3 +90,14 @@ async def test_the_store_folder_deleted_mid_run_stops_the_bot_with_one_line(tmp_
         await api.stop()
     text = err.decode()
     assert process.returncode == 1 and "deleted or replaced while running" in text, text[-2000:]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["telegram", "--listen", "foo"], "--listen must be HOST:PORT"),
+    (["telegram", "--listen", "127.0.0.1:99999"], "--listen must be HOST:PORT"),
+    (["telegram", "--webhook", "not a url"], "--webhook must be a public https:// URL"),
+    (["telegram", "--webhook", "http://bot.example.org/hook"], "--webhook must be a public https:// URL"),
+])
+def test_bad_webhook_options_get_one_line(tmp_path, args, words) -> None:
+    done = run(args, TELEGRAM_BOT_TOKEN="123456:ABC", INTERVIEW_BOT_DB=str(tmp_path / "db.sqlite3"))
+    assert done.returncode == 2 and words in done.stderr and len(done.stderr.strip().splitlines()) == 1

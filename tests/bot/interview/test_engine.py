@@ -202,3 +202,12 @@ async def test_a_click_in_another_chat_is_refused_and_records_nothing(core: Core
                      chat=ChatRef("test", "some-group", "group"))
     assert refused.value.reason == "wrong_chat"
     assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == 0
+
+
+async def test_a_topic_may_be_named_by_its_id_or_title_in_any_case(core: Core) -> None:
+    title = core.bank.topics["sync-basics"].label("en")
+    for typed in ("SYNC-BASICS", title.upper(), f"  {title.lower()} "):
+        outgoing = await core.start_interview(ALICE, DM, InterviewFilters(topics=(typed,), count=1))
+        assert outgoing.asked_id is not None
+    with pytest.raises(InterviewError):
+        await core.start_interview(ALICE, DM, InterviewFilters(topics=("no such topic",)))
