@@ -169,10 +169,11 @@ class Core:
         """Where an adapter posted a question, so that deadlines and reveals can edit it later."""
         await records.set_message_ref(self.db, asked_id, ref)
 
-    async def click(self, user: UserRef, chat: ChatRef, token: str) -> ClickReply:
+    async def click(self, user: UserRef, chat: ChatRef, token: str, message_ref: str | None = None) -> ClickReply:
         """A button press: an interview answer or a daily answer; a refusal pop-up records nothing.
 
-        The token is parsed and its asked question read once here; it counts only where it was asked."""
+        The token is parsed and its asked question read once here; it counts only where it was asked: in
+        its chat, and (when the adapter says which message was clicked) on the message it was posted as."""
         if token == FORGET_TOKEN:
             return await self._forget_click(user)
         caller = await self.caller(user, chat)
@@ -181,6 +182,10 @@ class Core:
         try:
             if parsed is None or asked is None:
                 raise AnswerRefused("unknown")
+            if message_ref is not None and caller.chat is not None and caller.chat.id == asked.chat_id:
+                posted = await records.message_ref(self.db, asked.id)  # (another chat: the services say so)
+                if posted is not None and posted != message_ref:
+                    raise AnswerRefused("wrong_message")
             if asked.interview_id is not None:
                 return await self.interviews.answer(caller, asked, parsed.letter)
             answer = await self.daily.answer(caller, asked, parsed.letter)

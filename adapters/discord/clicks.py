@@ -26,7 +26,8 @@ async def answer_click(interaction: discord.Interaction, token: str) -> None:
     user, chat = user_ref(interaction), chat_ref(interaction)
     try:
         # In a DM the answer edits the clicked message (defer as an update); elsewhere it is ephemeral.
-        reply = await in_time(interaction, core.click(user, chat, token), ephemeral=True,
+        clicked = str(interaction.message.id) if interaction.message is not None else None
+        reply = await in_time(interaction, core.click(user, chat, token, message_ref=clicked), ephemeral=True,
                               thinking=not is_private(interaction))
         if reply.edit is not None:
             await update(interaction, reply.edit)

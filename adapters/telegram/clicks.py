@@ -57,7 +57,8 @@ async def answer_click(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         return
     app = services(context)
     user, chat = refs(update)
-    reply = await app.core.click(user, chat, query.data or "")
+    reply = await app.core.click(user, chat, query.data or "",
+                                 message_ref=f"{query.message.chat.id}:{query.message.message_id}")
     await _answer(context, query, reply.popup, reply.alert)
     chat_id, message_id = query.message.chat.id, query.message.message_id
     if reply.edit is not None:

@@ -97,6 +97,18 @@ async def test_only_administrators_change_the_daily_question(bot: Harness) -> No
     assert bot.api.last(GROUP_ID).html == "Done: no more daily questions here."
 
 
+async def test_a_button_carried_onto_another_message_is_refused(bot: Harness) -> None:
+    """A click counts only on the message its question was posted as (a forged callback on another one)."""
+    bot.api.admins[GROUP_ID] = {ALICE["id"]}
+    await bot.command(ALICE, GROUP, "/daily")
+    [question] = bot.api.sent_to(GROUP_ID)
+    other_message = Stored(GROUP_ID, question.message_id + 100, question.html, question.markup)
+    await bot.click(BOB, other_message, question.data[0])
+    assert bot.popups()[-1] == ("Bu düğme bu mesaja ait değil.", True) and await bot.count("answers") == 0
+    await bot.click(BOB, question, question.data[0])
+    assert await bot.count("answers") == 1
+
+
 async def test_forged_stale_and_foreign_clicks_record_nothing(bot: Harness) -> None:
     bot.api.admins[GROUP_ID] = {ALICE["id"]}
     await bot.command(ALICE, GROUP, "/daily")

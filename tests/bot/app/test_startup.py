@@ -101,3 +101,15 @@ async def test_the_store_folder_deleted_mid_run_stops_the_bot_with_one_line(tmp_
 def test_bad_webhook_options_get_one_line(tmp_path, args, words) -> None:
     done = run(args, TELEGRAM_BOT_TOKEN="123456:ABC", INTERVIEW_BOT_DB=str(tmp_path / "db.sqlite3"))
     assert done.returncode == 2 and words in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_an_unreachable_bot_api_at_start_up_is_one_line(tmp_path) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    done = run(["telegram", "--base-url", f"http://127.0.0.1:{port}/bot"], TELEGRAM_BOT_TOKEN="123456:ABCDEF",
+               INTERVIEW_BOT_DB=str(tmp_path / "db.sqlite3"))
+    assert done.returncode == 1 and "cannot reach the Telegram Bot API" in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
