@@ -27,7 +27,7 @@ from bot.progress.chart import close_chart_worker
 from bot.progress.service import ProgressService
 from bot.replies import ClickReply, Outgoing
 from bot.schedule.clock import Clock, SystemClock
-from bot.schedule.timer import Timer
+from bot.schedule.timer import Timer, shared_scheduler
 from bot.scores.boards import Period
 from bot.scores.service import ScoresService
 from bot.store import interviews as records
@@ -59,7 +59,14 @@ class Core:
         self.daily = DailyService(db, bank, self.clock, self.ports, self.rng)
         self.scores = ScoresService(db, self.clock)
         self.progress_view = ProgressService(db, bank)
-        self.timer = Timer(self.tick, self.daily.next_moment, self.clock) if scheduled else None
+        self.timer: Timer | None = None  # daily posts and reveals
+        self.deadlines: Timer | None = None  # interview deadlines, apart: a long broadcast never delays one
+        if scheduled:
+            scheduler = shared_scheduler()
+            self.timer = Timer(self.daily.run_due, self.daily.next_moment, self.clock, scheduler=scheduler,
+                               name="daily")
+            self.deadlines = Timer(self.interviews.expire, self.interviews.next_deadline, self.clock,
+                                   scheduler=scheduler, name="deadlines")
 
     @classmethod
     async def open(cls, db_path: Path, questions: Path | None = None, **options: object) -> Core:
@@ -81,14 +88,16 @@ class Core:
     async def start(self) -> None:
         """Catch up on what was missed while down, then wake for what comes next."""
         await self.daily.schedule_missing()
-        if self.timer is not None:
-            self.timer.start()  # its first tick catches up at once
+        if self.timer is not None and self.deadlines is not None:
+            self.timer.start()  # their first ticks catch up at once
+            self.deadlines.start()
         else:
             await self.tick()
 
     async def close(self) -> None:
-        if self.timer is not None:
-            await self.timer.stop()
+        for timer in (self.timer, self.deadlines):
+            if timer is not None:
+                await timer.stop()
         close_chart_worker()
         await self.db.close()
 
@@ -99,8 +108,9 @@ class Core:
 
     def _poke(self) -> None:
         """Something new is scheduled or deliverable: the timer re-reads the earliest due moment."""
-        if self.timer is not None:
-            self.timer.poke()
+        for timer in (self.timer, self.deadlines):
+            if timer is not None:
+                timer.poke()
 
     async def caller(self, user: UserRef | None = None, chat: ChatRef | None = None) -> Caller:
         """The records and language of one event, resolved once."""

@@ -131,7 +131,7 @@ class DailyService:
         return len(moments)
 
     async def next_moment(self) -> float | None:
-        """The earliest instant at which a post, a reveal or a deadline is due, for the timer to wake."""
+        """The earliest instant at which a post or a reveal is due, for the daily timer to wake."""
         return await posts.next_moment(self.db, self.ports)
 
     async def run_due(self) -> RunSummary:
@@ -154,7 +154,8 @@ class DailyService:
                 log.warning("chat %d: the post due at %.0f is past its grace window; skipped", record.id, moment)
         rates = {name: port.posts_per_second for name, port in self.ports.items()}
         results = await broadcast(work, rates, lambda item: self._post(*item[:2], "scheduled", item[2]))
-        await posts.set_next_posts(self.db, advanced)  # after the posts: a crash mid-broadcast retries the rest
+        # after the posts: a crash mid-broadcast retries the rest; a subscription changed meanwhile keeps its change
+        await posts.set_next_posts(self.db, advanced, {s.chat_id: s.next_post_at for s in due})
         sent = [post for post in results if post is not None]
         failed = sum(1 for post in sent if post.state == "failed")
         return RunSummary(len(sent) - failed, revealed, failed)

@@ -80,6 +80,10 @@ class InterviewService:
         upcoming = await next_due_at(self.db, caller.user.id, known=self.bank.questions)
         return Outgoing(review_status_message(due, upcoming, caller.language))
 
+    async def next_deadline(self) -> float | None:
+        """The earliest open question's deadline, for the deadline timer to wake."""
+        return await records.next_deadline(self.db, self.ports)
+
     async def expire(self) -> list[AnswerResult]:
         """Close interview questions past their deadline in chats whose adapter runs: edit them, send what
         follows; a chat that is gone stops its interview."""

@@ -1,4 +1,4 @@
-"""The one timer of the process: one APScheduler job, re-armed at the earliest due moment in the store.
+"""The core's timers: each one APScheduler job, re-armed at the earliest due moment in the store.
 
 Posts, reveals and interview deadlines all live in the store with their instants; after every tick
 the timer asks for the earliest one and re-arms its single job there (or a sweep interval ahead, at
@@ -22,17 +22,27 @@ from bot.schedule.clock import Clock
 log = logging.getLogger(__name__)
 SWEEP_SECONDS = 60.0  # the longest sleep: a safety net for changes made by another process
 STUCK_SECONDS = 1.0  # still overdue right after a tick: something cannot be done yet; do not spin
-JOB_ID = "tick"
+
+
+def shared_scheduler() -> AsyncIOScheduler:
+    """The process's one AsyncIOScheduler, for every timer of the core."""
+    return AsyncIOScheduler(timezone=timezone.utc, job_defaults={
+        "coalesce": True, "max_instances": 2, "misfire_grace_time": None})
 
 
 class Timer:
-    """Runs `tick` at every moment `next_moment` names; `poke` makes it look again at once."""
+    """Runs `tick` at every moment `next_moment` names; `poke` makes it look again at once.
+
+    Several timers may share one scheduler (each is one job, `name`): the daily broadcast and the
+    interview deadlines run on separate timers, so a long broadcast never delays a deadline."""
 
     def __init__(self, tick: Callable[[], Awaitable[object]], next_moment: Callable[[], Awaitable[float | None]],
-                 clock: Clock, sweep: float = SWEEP_SECONDS) -> None:
+                 clock: Clock, sweep: float = SWEEP_SECONDS, *, scheduler: AsyncIOScheduler | None = None,
+                 name: str = "tick") -> None:
         self._tick, self._next_moment, self._clock, self._sweep = tick, next_moment, clock, sweep
-        self.scheduler = AsyncIOScheduler(timezone=timezone.utc, job_defaults={
-            "coalesce": True, "max_instances": 2, "misfire_grace_time": None})
+        self.scheduler = scheduler or shared_scheduler()
+        self.name = name
+        self._stopped = False
         self._lock = asyncio.Lock()
         self._again = False
         self._running: asyncio.Task[None] | None = None
@@ -55,16 +65,22 @@ class Timer:
 
     async def stop(self) -> None:
         """No more ticks; a tick still running is cancelled and awaited, so the store can close after it."""
+        self._stopped = True
         if self.scheduler.running:
-            self.scheduler.shutdown(wait=False)
+            if self.scheduler.get_job(self.name) is not None:
+                self.scheduler.remove_job(self.name)
+            if not self.scheduler.get_jobs():
+                self.scheduler.shutdown(wait=False)
         running, self._running = self._running, None
         if running is not None and not running.done() and running is not asyncio.current_task():
             running.cancel()
             await asyncio.gather(running, return_exceptions=True)
 
     def _arm(self, delay: float) -> None:
+        if self._stopped:
+            return
         when = datetime.now(timezone.utc) + timedelta(seconds=delay)
-        self.scheduler.add_job(self._fire, DateTrigger(run_date=when), id=JOB_ID, replace_existing=True)
+        self.scheduler.add_job(self._fire, DateTrigger(run_date=when), id=self.name, replace_existing=True)
 
     async def delay(self) -> float:
         """Seconds until the next tick is due: 0 when overdue, at most the sweep interval."""

@@ -107,18 +107,25 @@ async def unscheduled_subscriptions(db: Database) -> list[Subscription]:
     return [_subscription(row) for row in rows]
 
 
-async def set_next_posts(db: Database, moments: list[tuple[int, float | None]]) -> None:
+async def set_next_posts(db: Database, moments: list[tuple[int, float | None]],
+                         expected: dict[int, float | None] | None = None) -> None:
     """Each (chat id, instant): when the chat's next scheduled post is due (None: never, its time is unusable);
-    one transaction for all."""
+    one transaction for all. With `expected`, a row whose instant changed meanwhile (an admin subscribed
+    again during the broadcast) keeps its new one."""
     if not moments:
         return
     async with db.transaction() as connection:
-        await connection.executemany("UPDATE subscriptions SET next_post_at = ? WHERE chat_id = ?",
-                                     [(moment, chat_id) for chat_id, moment in moments])
+        if expected is None:
+            await connection.executemany("UPDATE subscriptions SET next_post_at = ? WHERE chat_id = ?",
+                                         [(moment, chat_id) for chat_id, moment in moments])
+        else:
+            await connection.executemany(
+                "UPDATE subscriptions SET next_post_at = ? WHERE chat_id = ? AND next_post_at IS ?",
+                [(moment, chat_id, expected.get(chat_id)) for chat_id, moment in moments])
 
 
 async def next_moment(db: Database, platforms: Collection[str]) -> float | None:
-    """The earliest instant at which a post, a reveal or an interview deadline is due, for the timer."""
+    """The earliest instant at which a daily post or a reveal is due, for the daily timer."""
     if not platforms:
         return None
     names, values = _platforms(platforms)
@@ -128,12 +135,8 @@ async def next_moment(db: Database, platforms: Collection[str]) -> float | None:
                WHERE s.active = 1 AND s.next_post_at IS NOT NULL AND c.platform IN {names}
               UNION ALL
               SELECT min(p.reveal_at) FROM daily_posts p JOIN chats c ON c.id = p.chat_id
-               WHERE p.state IN ('sent', 'unknown') AND c.platform IN {names}
-              UNION ALL
-              SELECT min(q.deadline) FROM asked_questions q JOIN chats c ON c.id = q.chat_id
-               WHERE q.closed_at IS NULL AND q.deadline IS NOT NULL AND q.interview_id IS NOT NULL
-                 AND c.platform IN {names})""",
-        (*values, *values, *values))
+               WHERE p.state IN ('sent', 'unknown') AND c.platform IN {names})""",
+        (*values, *values))
     return row[0] if row and row[0] is not None else None
 
 

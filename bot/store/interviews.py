@@ -214,6 +214,18 @@ async def overdue_asked(db: Database, now: float, platforms: Collection[str]) ->
     return [_asked(row) for row in rows]
 
 
+async def next_deadline(db: Database, platforms: Collection[str]) -> float | None:
+    """The earliest deadline of an open interview question on these platforms, for the deadline timer."""
+    if not platforms:
+        return None
+    names = tuple(sorted(platforms))
+    row = await db.fetch_one(
+        f"""SELECT min(q.deadline) FROM asked_questions q JOIN chats c ON c.id = q.chat_id
+            WHERE q.closed_at IS NULL AND q.deadline IS NOT NULL AND q.interview_id IS NOT NULL
+              AND c.platform IN ({",".join("?" * len(names))})""", names)
+    return row[0] if row and row[0] is not None else None
+
+
 async def latest_interview(db: Database, user_id: int) -> InterviewRecord | None:
     """The user's most recent interview or review, whatever its state."""
     row = await db.fetch_one("SELECT * FROM interviews WHERE user_id = ? ORDER BY started_at DESC, id DESC LIMIT 1",

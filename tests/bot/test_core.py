@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from datetime import datetime, timezone
 
 import pytest
 
@@ -144,3 +145,32 @@ def test_the_chart_is_drawn_outside_the_bot_process(tmp_path) -> None:
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.stdout.split() == ["True", "False"], done.stderr
+
+
+async def test_a_long_broadcast_does_not_delay_an_interview_deadline(db, bank, clock) -> None:
+    """Posts and reveals run on one timer, deadlines on another: a deadline is met during a broadcast."""
+    import asyncio as aio
+
+    from bot.domain import ChatRef as Chat, InterviewFilters as Filters, UserRef as User
+    from tests.fakes import RecordingPort
+
+    port = RecordingPort(posts_per_second=4.0)  # 20 groups: a 5 s broadcast
+    core = Core(db, bank, clock, random.Random(5))
+    core.add_port(port)
+    clock.set(datetime(2026, 6, 1, 9, 0, tzinfo=timezone.utc).timestamp() - 20)
+    for number in range(20):
+        await core.subscribe(Chat("test", f"g{number}", "group"), "09:00", "UTC")
+    ada, dm = User("test", "ada", "Ada"), Chat("test", "dm-ada")
+    await core.start_interview(ada, dm, Filters(count=2, time_limit_s=10))
+    clock.advance(20)  # 09:00: every group is due, and the question's deadline has passed
+    try:
+        await core.start()
+        for _ in range(40):
+            expired = [message for chat, message in port.sent if chat == "dm-ada"]  # the next question
+            if expired:
+                break
+            await aio.sleep(0.05)
+        assert expired, "the deadline waited for the broadcast"
+        assert len({chat for chat, _ in port.sent if chat.startswith("g")}) < 20, "the broadcast was still going"
+    finally:
+        await core.close()

@@ -54,7 +54,7 @@ OWNER, STRANGER, MEMBER = member(81_001), member(81_002), member(81_003)
 PEOPLE = {"owner": OWNER, "stranger": STRANGER, "member": MEMBER}
 GROUP = group(-1_004_000_000_001)
 REFUSALS = {t("en", f"refusal.{reason}") for reason in
-            ("unknown", "closed", "not_yours", "wrong_chat", "already_answered", "expired")}
+            ("unknown", "closed", "not_yours", "wrong_chat", "wrong_message", "already_answered", "expired")}
 CLICKS = settings(max_examples=60, deadline=None, derandomize=True,
                   suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 _ids = itertools.count(1)
