@@ -120,7 +120,7 @@ class DailyService:
         return await self._post(record, subscription, "manual", day)
 
     async def schedule_missing(self) -> int:
-        """Give every subscription written before the one timer its next post instant (once, at start)."""
+        """Give every subscription written before schema v6 its next post instant (once, at start)."""
         now = self.clock.now()
         moments = []
         for subscription in await posts.unscheduled_subscriptions(self.db):

@@ -1,1 +1,1 @@
-"""Time: the injected clock, local-time arithmetic, the one timer and even pacing."""
+"""Time: the injected clock, local-time arithmetic, the timers on the one scheduler, and pacing."""
