@@ -46,11 +46,6 @@ class Timer:
         self._lock = asyncio.Lock()
         self._again = False
         self._running: asyncio.Task[None] | None = None
-        self.ticks = 0
-
-    @property
-    def running(self) -> bool:
-        return self.scheduler.running
 
     def start(self) -> None:
         """Start the scheduler with the first tick due now (it catches up on what was missed)."""
@@ -107,7 +102,6 @@ class Timer:
                         await self._tick()
                     except Exception:  # a failing tick must not stop the timer; the next one retries from the store
                         log.exception("scheduled tick failed")
-                    self.ticks += 1
                 delay = await self.delay()
         except asyncio.CancelledError:  # stopped (shutting down): the store still holds whatever was not done
             log.debug("tick cancelled at shutdown")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import aiosqlite
 
 from bot.domain import RecordedAnswer
-from bot.store.database import Database
+from bot.store.database import Database, placeholders
 from bot.store.interviews import AlreadyAnswered
 from bot.store.review import ReviewAnswer, record_reviews
 
@@ -103,8 +103,8 @@ async def _state_of(connection: aiosqlite.Connection,
     users = sorted({user for _, user in keys})
     rows = await connection.execute_fetchall(  # one hand-off, where execute + fetchall + close take three
         f"""SELECT q.id, q.closed_at IS NULL, a.user_id FROM asked_questions q
-            LEFT JOIN answers a ON a.asked_id = q.id AND a.user_id IN ({",".join("?" * len(users))})
-            WHERE q.id IN ({",".join("?" * len(asked_ids))})""",
+            LEFT JOIN answers a ON a.asked_id = q.id AND a.user_id IN ({placeholders(users)})
+            WHERE q.id IN ({placeholders(asked_ids)})""",
         (*users, *asked_ids),
     )
     still_open = {row[0] for row in rows if row[1]}

@@ -11,7 +11,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from bot.store.database import Database
+from bot.store.database import Database, placeholders
 from bot.store.interviews import insert_asked
 
 
@@ -83,20 +83,15 @@ async def deactivate_subscription(db: Database, chat_id: int, now: float) -> boo
         return cursor.rowcount == 1
 
 
-def _platforms(platforms: Collection[str]) -> tuple[str, tuple[str, ...]]:
-    """An SQL `IN (...)` list for the platforms whose adapters are running, and its parameters."""
-    names = tuple(sorted(platforms))
-    return "(" + ",".join("?" * len(names)) + ")", names
-
-
 async def due_subscriptions(db: Database, now: float, platforms: Collection[str]) -> list[Subscription]:
     """Active subscriptions whose next post instant has come, in chats whose adapter is running."""
     if not platforms:
         return []
-    names, values = _platforms(platforms)
+    values = tuple(platforms)
     rows = await db.fetch_all(
         f"""SELECT s.* FROM subscriptions s JOIN chats c ON c.id = s.chat_id
-            WHERE s.active = 1 AND s.next_post_at <= ? AND c.platform IN {names} ORDER BY s.next_post_at""",
+            WHERE s.active = 1 AND s.next_post_at <= ? AND c.platform IN ({placeholders(values)})
+            ORDER BY s.next_post_at""",
         (now, *values))
     return [_subscription(row) for row in rows]
 
@@ -128,14 +123,14 @@ async def next_moment(db: Database, platforms: Collection[str]) -> float | None:
     """The earliest instant at which a daily post or a reveal is due, for the daily timer."""
     if not platforms:
         return None
-    names, values = _platforms(platforms)
+    values = tuple(platforms)
     row = await db.fetch_one(
         f"""SELECT min(moment) FROM (
               SELECT min(s.next_post_at) AS moment FROM subscriptions s JOIN chats c ON c.id = s.chat_id
-               WHERE s.active = 1 AND s.next_post_at IS NOT NULL AND c.platform IN {names}
+               WHERE s.active = 1 AND s.next_post_at IS NOT NULL AND c.platform IN ({placeholders(values)})
               UNION ALL
               SELECT min(p.reveal_at) FROM daily_posts p JOIN chats c ON c.id = p.chat_id
-               WHERE p.state IN ('sent', 'unknown') AND c.platform IN {names})""",
+               WHERE p.state IN ('sent', 'unknown') AND c.platform IN ({placeholders(values)}))""",
         (*values, *values))
     return row[0] if row and row[0] is not None else None
 
@@ -194,10 +189,10 @@ async def posts_to_reveal(db: Database, now: float, platforms: Collection[str]) 
     """Posts due for their reveal in chats whose adapter is running, earliest first."""
     if not platforms:
         return []
-    names, values = _platforms(platforms)
+    values = tuple(platforms)
     rows = await db.fetch_all(
         f"""SELECT p.* FROM daily_posts p JOIN chats c ON c.id = p.chat_id
-            WHERE p.state IN ('sent', 'unknown') AND p.reveal_at <= ? AND c.platform IN {names}
+            WHERE p.state IN ('sent', 'unknown') AND p.reveal_at <= ? AND c.platform IN ({placeholders(values)})
             ORDER BY p.reveal_at""", (now, *values))
     return [_post(row) for row in rows]
 

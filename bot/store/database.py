@@ -10,7 +10,7 @@ import asyncio
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Sized
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,11 @@ import aiosqlite
 from bot.store.migrations import SchemaTooNew, migrate
 
 log = logging.getLogger(__name__)
+
+
+def placeholders(values: Sized) -> str:
+    """The `?, ?, ...` of an SQL `IN (...)` list with one parameter per value."""
+    return ",".join("?" * len(values))
 
 
 class StoreError(Exception):

@@ -15,7 +15,7 @@ from typing import Any
 import aiosqlite
 
 from bot.domain import AskedQuestion, InterviewFilters, RecordedAnswer
-from bot.store.database import Database
+from bot.store.database import Database, placeholders
 
 
 @dataclass(frozen=True)
@@ -202,12 +202,12 @@ async def overdue_asked(db: Database, now: float, platforms: Collection[str]) ->
     adapter is back (the console, say, never moves a Telegram user's interview on)."""
     if not platforms:
         return []
-    names = tuple(sorted(platforms))
+    names = tuple(platforms)
     rows = await db.fetch_all(
         f"""SELECT q.* FROM asked_questions q JOIN interviews i ON i.id = q.interview_id
             JOIN chats c ON c.id = q.chat_id
             WHERE q.closed_at IS NULL AND q.deadline IS NOT NULL AND q.deadline <= ? AND i.status = 'active'
-              AND c.platform IN ({",".join("?" * len(names))})
+              AND c.platform IN ({placeholders(names)})
             ORDER BY q.deadline""",
         (now, *names),
     )
@@ -218,11 +218,11 @@ async def next_deadline(db: Database, platforms: Collection[str]) -> float | Non
     """The earliest deadline of an open interview question on these platforms, for the deadline timer."""
     if not platforms:
         return None
-    names = tuple(sorted(platforms))
+    names = tuple(platforms)
     row = await db.fetch_one(
         f"""SELECT min(q.deadline) FROM asked_questions q JOIN chats c ON c.id = q.chat_id
             WHERE q.closed_at IS NULL AND q.deadline IS NOT NULL AND q.interview_id IS NOT NULL
-              AND c.platform IN ({",".join("?" * len(names))})""", names)
+              AND c.platform IN ({placeholders(names)})""", names)
     return row[0] if row and row[0] is not None else None
 
 

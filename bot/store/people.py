@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.domain import ChatAddress, ChatRef, UserRef
-from bot.store.database import Database
+from bot.store.database import Database, placeholders
 from bot.text.names import clean_name
 
 
@@ -106,7 +106,7 @@ async def get_chats(db: Database, chat_ids: list[int]) -> dict[int, ChatRecord]:
     chats: dict[int, ChatRecord] = {}
     for start in range(0, len(chat_ids), 500):
         chunk = chat_ids[start:start + 500]
-        rows = await db.fetch_all(f"SELECT * FROM chats WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+        rows = await db.fetch_all(f"SELECT * FROM chats WHERE id IN ({placeholders(chunk)})", chunk)
         chats.update((row["id"], _chat(row)) for row in rows)
     return chats
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import aiosqlite
 
 from bot.review.cards import ReviewCard, schedule
-from bot.store.database import Database
+from bot.store.database import Database, placeholders
 
 
 async def _card(connection: aiosqlite.Connection, user_id: int, question_id: str) -> ReviewCard | None:
@@ -55,7 +55,7 @@ async def record_reviews(connection: aiosqlite.Connection, answers: list[ReviewA
     questions = sorted({answer.question_id for answer in answers})
     rows = await connection.execute_fetchall(
         f"""SELECT user_id, question_id, repetitions, interval_days, ease, due_at, lapses FROM review_cards
-            WHERE user_id IN ({",".join("?" * len(users))}) AND question_id IN ({",".join("?" * len(questions))})""",
+            WHERE user_id IN ({placeholders(users)}) AND question_id IN ({placeholders(questions)})""",
         (*users, *questions),
     )
     cards = {(row[0], row[1]): ReviewCard(int(row[2]), float(row[3]), float(row[4]), float(row[5]), int(row[6]))

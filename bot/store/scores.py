@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.store.database import Database
+from bot.store.database import Database, placeholders
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ async def chat_results(db: Database, chat_id: int, user_ids: list[int] | None = 
              WHERE p.chat_id = ?"""
     parameters: list = [chat_id]
     if user_ids is not None:
-        sql += f" AND a.user_id IN ({','.join('?' * len(user_ids))})"
+        sql += f" AND a.user_id IN ({placeholders(user_ids)})"
         parameters += user_ids
     results: dict[int, dict[int, bool]] = {}
     for row in await db.fetch_all(sql, parameters):
