@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import signal
 import sys
 import time
 from datetime import datetime, timedelta, timezone
@@ -33,7 +32,7 @@ from telegram.ext import AIORateLimiter, ApplicationBuilder
 
 from benchmarks.fake_telegram import ROOT, ServerProcess
 from benchmarks.figures import Figure
-from benchmarks.sizes import scaled, temporary_folder
+from benchmarks.sizes import scaled, stop_process, temporary_folder
 from bot.store import Database
 
 NAME = "broadcast"
@@ -122,13 +121,7 @@ async def storm(server: ServerProcess, folder: Path, count: int, catch_up: bool 
                     break
             peak = peak_rss_mb(process.pid)[1] if process.returncode is None else max(rss_samples, default=0.0)
         finally:
-            if process.returncode is None:
-                process.send_signal(signal.SIGTERM)
-                try:
-                    await asyncio.wait_for(process.wait(), 15)
-                except TimeoutError:
-                    process.kill()
-                    await process.wait()
+            await stop_process(process, 15)
     times = sorted(moment for moment, _ in sends["sent"])
     chats = [chat for _, chat in sends["sent"]]
     last = times[-1] if times else minute_mono

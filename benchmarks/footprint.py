@@ -22,7 +22,6 @@ import asyncio
 import itertools
 import json
 import os
-import signal
 import sys
 import time
 from pathlib import Path
@@ -32,7 +31,7 @@ from aiohttp import web
 
 from benchmarks.bank_files import write_bank
 from benchmarks.figures import Figure
-from benchmarks.sizes import scaled, temporary_folder
+from benchmarks.sizes import scaled, stop_process, temporary_folder
 from tests.adapters.telegram.fake_bot_api import FakeBotApi
 
 NAME = "footprint"
@@ -181,13 +180,7 @@ async def measure(folder: Path, questions: Path | None, members: int, label: str
         after_progress = proc_memory(process.pid)
         chart = any(stored.photo for stored in api.sent_to(8001))
     finally:
-        if process.returncode is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(process.wait(), 30)
-            except TimeoutError:
-                process.kill()
-                await process.wait()
+        await stop_process(process, 30)
         await api.stop()
         await discord_api.stop()
     before = [json.loads(line) for line in stages.read_text().splitlines()] if stages.exists() else []

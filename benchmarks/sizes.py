@@ -6,10 +6,12 @@ the real code paths at a tiny size in seconds; figures at a scale other than 1 a
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import platform
 import shutil
+import signal
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -78,3 +80,15 @@ def machine() -> dict[str, object]:
         "pyyaml": yaml.__version__,
         "libyaml": bool(getattr(yaml, "__with_libyaml__", False)),
     }
+
+
+async def stop_process(process: asyncio.subprocess.Process, grace: float) -> None:
+    """SIGTERM, as a supervisor stops the bot; SIGKILL if it has not exited after `grace` seconds."""
+    if process.returncode is not None:
+        return
+    process.send_signal(signal.SIGTERM)
+    try:
+        await asyncio.wait_for(process.wait(), grace)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
