@@ -19,8 +19,9 @@ import sys
 import threading
 from typing import Any, TextIO
 
+from adapters.common.deliver import deliver
 from bot.app.config import Settings
-from bot.core import (SENIORITIES, BankError, ChatRef, Core, InterviewFilters, Message, Outgoing, Report, UserError,
+from bot.core import (SENIORITIES, BankError, ChatRef, Core, InterviewFilters, Message, Report, UserError,
                       UserRef, language_from_locale, render_plain, t)
 
 PLATFORM = "console"
@@ -206,7 +207,7 @@ async def _interview(args: argparse.Namespace, settings: Settings) -> int:
                 return 1
             topics = ", ".join(filters.topics) or t(language, "interview.all_topics")
             print(t(language, "interview.started", count=current.total or filters.count, topics=topics), file=out)
-        await _show(core, port, current)
+        await deliver(core, lambda message: port.send(chat, message), current)
         await _ask_all(core, port, user, chat, language)
         report = await core.latest_report(user)
         assert report is not None
@@ -215,12 +216,6 @@ async def _interview(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         await core.close()
     return 0
-
-
-async def _show(core: Core, port: ConsolePort, outgoing: Outgoing) -> None:
-    port.show(outgoing.message)
-    if outgoing.asked_id is not None:
-        await core.posted(outgoing.asked_id, "console")
 
 
 async def _ask_all(core: Core, port: ConsolePort, user: UserRef, chat: ChatRef, language: str) -> None:
@@ -253,7 +248,7 @@ async def _ask_all(core: Core, port: ConsolePort, user: UserRef, chat: ChatRef, 
         if reply.feedback is not None:
             port.show(reply.feedback)
         for outgoing in reply.follow_ups:
-            await _show(core, port, outgoing)
+            await deliver(core, lambda message: port.send(chat, message), outgoing)
     stopped = await core.stop_interview(user)
     if stopped is not None:
         port.show(stopped)
