@@ -246,7 +246,7 @@ class DailyService:
         if option_index is None:
             raise AnswerRefused("unknown")
         now = self.clock.now()
-        if post.state in ("revealed", "failed") or asked.closed_at is not None or now > post.reveal_at:
+        if not self._open(post, now) or asked.closed_at is not None:
             raise AnswerRefused("closed")
         person = caller.user
         assert person is not None, "an answer has a person"
@@ -270,7 +270,7 @@ class DailyService:
     async def answers_so_far(self, asked_id: int) -> int | None:
         """How many members answered an open daily question; None once it is closed (or is not one)."""
         post = await posts.post_of_asked(self.db, asked_id)
-        if post is None or post.state in ("revealed", "failed") or self.clock.now() > post.reveal_at:
+        if post is None or not self._open(post, self.clock.now()):
             return None
         return (await posts.post_stats(self.db, asked_id, fastest=0)).answered
 
@@ -282,7 +282,7 @@ class DailyService:
         post = await posts.post_of_asked(self.db, asked_id) if asked else None
         if asked is None or question is None or record is None or post is None or asked.closed_at is not None:
             return None
-        if post.state in ("revealed", "failed") or self.clock.now() > post.reveal_at:
+        if not self._open(post, self.clock.now()):
             return None
         stats = await posts.post_stats(self.db, asked_id, fastest=0)
         delivery = Delivery(asked, question, 1, 1, self._language(record), None)
@@ -333,6 +333,11 @@ class DailyService:
         """The bot was removed or blocked: its daily question stops (a new /subscribe starts it again)."""
         await posts.deactivate_subscription(self.db, record.id, self.clock.now())
         log.warning("chat %d is gone (%s): subscription deactivated", record.id, what)
+
+    @staticmethod
+    def _open(post: posts.DailyPost, now: float) -> bool:
+        """A post takes answers until its reveal: sent (or maybe sent), and its reveal instant not passed."""
+        return post.state not in ("revealed", "failed") and now <= post.reveal_at
 
     @staticmethod
     def _language(record: ChatRecord) -> str:
