@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bot.store.database import Database
+from bot.store.scores import fold_revealed
 
 DAY = 86_400.0
 # The last generated day is Sunday 2025-06-15: the week board then covers seven full days of posts.
@@ -31,6 +32,8 @@ class Shape:
     users: int
     chats: int
     days: int
+    long_chat_posts: int = 10_000  # one old, busy group: boards must not cost its history
+    long_chat_members: int = 40
     seed: int = 7
 
     @property
@@ -48,6 +51,8 @@ class Generated:
     posts: int = 0
     answers: int = 0
     members: dict[int, list[int]] = field(default_factory=dict)
+    long_chat: int = 0  # the chat with `long_chat_posts` posts (0: none)
+    long_chat_answers: int = 0
 
 
 def chat_sizes(shape: Shape, rng: random.Random) -> list[int]:
@@ -94,7 +99,40 @@ def generate_rows(shape: Shape, connection: sqlite3.Connection) -> Generated:
         next_asked += len(asked_rows)
         generated.posts += len(post_rows)
         generated.answers += len(answer_rows)
+    if shape.long_chat_posts:
+        long_chat_rows(shape, connection, generated, next_asked, rng)
     return generated
+
+
+LONG_CHAT_SPACING_S = 2 * 3600.0
+
+
+def long_chat_rows(shape: Shape, connection: sqlite3.Connection, generated: Generated, first_asked: int,
+                   rng: random.Random) -> None:
+    """One more group that has posted every two hours for years (10k posts end at `now`), most members
+    answering most posts: the history a week or all-time board must not read."""
+    chat = shape.chats + 1
+    connection.execute("INSERT INTO chats (id, platform, platform_chat_id, kind, title, created_at) "
+                       "VALUES (?, 'telegram', ?, 'group', 'the long chat', 0)", (chat, str(-2_000_000)))
+    people = rng.sample(range(1, shape.users + 1), min(shape.long_chat_members, shape.users))
+    generated.members[chat] = people
+    generated.long_chat = chat
+    asked_rows, post_rows, answer_rows = [], [], []
+    for index in range(shape.long_chat_posts):
+        asked_id = first_asked + index
+        asked_at = shape.now - (shape.long_chat_posts - index) * LONG_CHAT_SPACING_S
+        reveal_at = asked_at + 12 * 3600
+        still_open = reveal_at > shape.now
+        asked_rows.append((asked_id, f"q-{asked_id % 2500:04d}", chat, "2031", asked_at, reveal_at,
+                           None if still_open else reveal_at, f"{chat}:{asked_id}"))
+        post_rows.append((asked_id, chat, asked_id, f"p{index}", "sent" if still_open else "revealed",
+                          reveal_at, asked_at, asked_at + 1, None if still_open else reveal_at))
+        count = rng.randint(len(people) // 2, len(people))
+        answer_rows.extend(_answer_rows(asked_id, people, count, asked_at, 1 + asked_id % 3, rng))
+    insert_day(connection, asked_rows, post_rows, answer_rows)
+    generated.posts += len(post_rows)
+    generated.answers += len(answer_rows)
+    generated.long_chat_answers = len(answer_rows)
 
 
 def day_rows(shape: Shape, day: int, first_asked: int, members: dict[int, list[int]], share: float,
@@ -149,4 +187,13 @@ async def build(path: Path, shape: Shape) -> Generated:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         connection.close()
+    await fold_reveals(path, generated)
     return generated
+
+
+async def fold_reveals(path: Path, generated: Generated) -> None:
+    """What the bot's reveals did as the posts were revealed: each chat's running board totals and weeks."""
+    async with await Database.open(path) as database:
+        async with database.transaction() as connection:
+            for chat in generated.members:
+                await fold_revealed(connection, chat)

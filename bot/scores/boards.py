@@ -8,7 +8,6 @@ member answered right; a post still open that the member has not answered yet do
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from datetime import datetime, timedelta, timezone
 from typing import Literal
 from zoneinfo import ZoneInfo
 
@@ -42,9 +41,10 @@ class Board:
     members: int
 
 
-def streaks(posts: list[tuple[int, bool]], results: dict[int, bool]) -> tuple[int, int]:
-    """(current, best) run of right answers over a chat's posts, oldest first."""
-    run = best = 0
+def streaks(posts: list[tuple[int, bool]], results: dict[int, bool], start: tuple[int, int] = (0, 0)) -> tuple[int, int]:
+    """(current, best) run of right answers over a chat's posts, oldest first, carrying on from `start`
+    (the run and best over the posts before them)."""
+    run, best = start
     for asked_id, still_open in posts:
         if asked_id not in results:
             if still_open:
@@ -73,11 +73,11 @@ async def chat_board(db: Database, chat_id: int, period: Period, now: float, tz:
     shown = totals[:top]
     caller = next((i for i, t in enumerate(totals) if t.user_id == user_id), None)
     wanted = [t.user_id for t in shown] + ([user_id] if caller is not None and caller >= top else [])
-    posts = await scores.chat_posts(db, chat_id)
-    results = await scores.chat_results(db, chat_id, wanted) if wanted else {}
+    state = await scores.streak_state(db, chat_id, wanted)
 
     def row(rank: int, totals_row: scores.MemberTotals) -> BoardRow:
-        current, best = streaks(posts, results.get(totals_row.user_id, {}))
+        user = totals_row.user_id
+        current, best = streaks(state.posts, state.results.get(user, {}), state.folded.get(user, (0, 0)))
         return BoardRow(**asdict(totals_row), rank=rank, streak=current, best_streak=best)
 
     rows = tuple(row(i + 1, t) for i, t in enumerate(shown))
@@ -100,10 +100,9 @@ class GroupRow:
 
 
 async def groups_board(db: Database, now: float, minimum: int = MIN_ACTIVE_MEMBERS, top: int = 10) -> tuple[GroupRow, ...]:
-    """Groups ranked by mean points per active member this week (UTC Monday on)."""
-    monday = datetime.fromtimestamp(now, timezone.utc).date()
-    since = datetime.combine(monday - timedelta(days=monday.weekday()), datetime.min.time(), timezone.utc).timestamp()
-    eligible = [g for g in await scores.group_totals(db, since) if g.active >= minimum]
+    """Groups ranked by mean points per active member this week (UTC Monday on), as of each group's last
+    reveal: one stored row per group, so the board costs the same in the hundredth week as in the first."""
+    eligible = await scores.group_totals(db, scores.utc_week_start(now), minimum)
     eligible.sort(key=lambda g: (-g.points / g.active, -g.active, g.chat_id))
     return tuple(GroupRow(i + 1, g.chat_id, g.platform, g.title, g.active, g.points)
                  for i, g in enumerate(eligible[:top]))

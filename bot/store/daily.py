@@ -11,8 +11,11 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+import aiosqlite
+
 from bot.store.database import Database, placeholders
 from bot.store.interviews import insert_asked
+from bot.store.scores import fold_revealed
 
 
 @dataclass(frozen=True)
@@ -176,6 +179,13 @@ async def mark_post(db: Database, post_id: int, state: str, now: float, error: s
             await connection.execute(
                 "UPDATE asked_questions SET closed_at = coalesce(closed_at, ?) "
                 "WHERE id = (SELECT asked_id FROM daily_posts WHERE id = ?)", (now, post_id))
+        if state in ("revealed", "failed"):  # a settled post may let the chat's board totals move on
+            await fold_revealed(connection, await _chat_of_post(connection, post_id))
+
+
+async def _chat_of_post(connection: aiosqlite.Connection, post_id: int) -> int:
+    [(chat_id,)] = await connection.execute_fetchall("SELECT chat_id FROM daily_posts WHERE id = ?", (post_id,))
+    return int(chat_id)
 
 
 async def open_posts_of_chat(db: Database, chat_id: int) -> list[DailyPost]:

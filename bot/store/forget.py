@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.store.database import Database
+from bot.store.scores import forget_member
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ async def forget_user(db: Database, user_id: int) -> Forgotten:
     async with db.transaction() as connection:
         answers = (await connection.execute("DELETE FROM answers WHERE user_id = ?", (user_id,))).rowcount
         cards = (await connection.execute("DELETE FROM review_cards WHERE user_id = ?", (user_id,))).rowcount
+        await forget_member(connection, user_id)
         rows = await connection.execute_fetchall(
             "SELECT DISTINCT chat_id FROM interviews WHERE user_id = ?", (user_id,))
         private_chats = [row[0] for row in rows]

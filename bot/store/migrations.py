@@ -138,6 +138,41 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX asked_open_deadlines ON asked_questions (deadline) WHERE closed_at IS NULL AND deadline IS NOT NULL;
     ALTER TABLE chats DROP COLUMN settings;
     """,
+    # 7: boards must not read a chat's whole history. Each reveal folds the chat's revealed posts, in order,
+    # into running totals and streaks per member (board_totals, up to board_folds.post_id); each group's
+    # week is kept as one row (group_weeks, UTC Monday weeks) for the groups board. The weeks are filled
+    # from the history here; member totals fill at each chat's next reveal.
+    """
+    CREATE TABLE board_totals (
+        chat_id INTEGER NOT NULL REFERENCES chats (id),
+        user_id INTEGER NOT NULL REFERENCES users (id),
+        points INTEGER NOT NULL DEFAULT 0,
+        answered INTEGER NOT NULL DEFAULT 0,
+        correct INTEGER NOT NULL DEFAULT 0,
+        time_ms INTEGER NOT NULL DEFAULT 0,
+        streak INTEGER NOT NULL DEFAULT 0,
+        best_streak INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (chat_id, user_id)
+    );
+    CREATE INDEX board_totals_by_user ON board_totals (user_id);
+    CREATE TABLE board_folds (
+        chat_id INTEGER PRIMARY KEY REFERENCES chats (id),
+        post_id INTEGER NOT NULL
+    );
+    CREATE TABLE group_weeks (
+        week_start REAL NOT NULL,
+        chat_id INTEGER NOT NULL REFERENCES chats (id),
+        active INTEGER NOT NULL,
+        points INTEGER NOT NULL,
+        PRIMARY KEY (week_start, chat_id)
+    );
+    INSERT INTO group_weeks (week_start, chat_id, active, points)
+        SELECT CAST((q.asked_at + 259200) / 604800 AS INTEGER) * 604800 - 259200 AS week, q.chat_id,
+               count(DISTINCT a.user_id), sum(a.points)
+        FROM asked_questions q JOIN answers a ON a.asked_id = q.id
+        WHERE q.interview_id IS NULL
+        GROUP BY week, q.chat_id;
+    """,
 )
 
 LATEST = len(MIGRATIONS)

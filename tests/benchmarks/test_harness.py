@@ -86,10 +86,10 @@ def test_every_registered_module_follows_the_contract() -> None:
 
 async def test_leaderboard_miss_path_measures_the_proposed_indexes(tmp_path: Path) -> None:
     """The branch taken when the goal is missed (proposed indexes, notes) at a tiny size."""
-    shape = Shape(answers=300, users=30, chats=6, days=3)
+    shape = Shape(answers=300, users=30, chats=6, days=3, long_chat_posts=40, long_chat_members=5)
     path = tmp_path / "board.sqlite3"
     generated = await build(path, shape)
-    assert generated.answers > 0 and generated.posts == 18
+    assert generated.answers > 0 and generated.posts == 18 + 40 and generated.long_chat == 7
     fixed = await leaderboard.measure_with_indexes(path, generated, shape, quick=True)
     assert fixed["indexes"] and "groups" in fixed["plus_covering_answers_index"]
     notes = leaderboard.miss_notes({"breakdown": fixed["breakdown"], "with_proposed_indexes": fixed})

@@ -176,6 +176,9 @@ async def test_groups_board_ranks_by_mean_points_per_active_member(db, bank, clo
                             token)
             except Exception:
                 pass
+    assert await groups_board(db, clock.now(), minimum=minimum) == (), "a group's week counts from its reveal"
+    clock.set(at("2026-06-03 22:00"))
+    await daily.run_due()
     rows = await groups_board(db, clock.now(), minimum=minimum)
     assert len(rows) == expected_groups and all(row.active >= minimum for row in rows)
     means = [row.mean_points for row in rows]
