@@ -38,21 +38,21 @@ NAME = "footprint"
 GOAL_MB = 150.0
 FIGURES = (
     Figure("rss_mb", " MB", at_most=GOAL_MB),
+    Figure("rss_with_chart_worker_mb", " MB"),
+    Figure("generated.chart_worker_mb", " MB"),
     Figure("generated.rss_after_clicks_mb", " MB"),
     Figure("generated.peak_mb", " MB"),
     Figure("shipped.rss_mb", " MB"),
     Figure("shipped.rss_after_clicks_mb", " MB"),
     Figure("bank_mb", " MB"),
     Figure("libraries_mb", " MB"),
-    Figure("prototypes.chart_in_subprocess.rss_mb", " MB"),
-    Figure("prototypes.all.rss_mb", " MB"),
 )
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS, FILES = 10_000, 10
 TOKEN = "123456:FOOTPRINT-fake-token"
 ADMIN, GROUP = 7001, -1_003_000_000_001
-MEMBERS_FULL, MEMBERS_QUICK = 50, 20
+MEMBERS_FULL, MEMBERS_QUICK = 1000, 1000  # distinct members clicking: 1,000+ users
 APP_ID, BOT_ID = 900_000_000_000_000_101, 900_000_000_000_000_102
 BOT_USER = {"id": str(BOT_ID), "username": "interview-bot", "discriminator": "0", "global_name": None,
             "avatar": None, "bot": True}
@@ -113,6 +113,34 @@ def proc_memory(pid: int) -> dict[str, float]:
     return figures
 
 
+def descendants(pid: int) -> list[int]:
+    """Every live process under `pid` (the chart worker and multiprocessing's helper), from /proc."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            parents.setdefault(ppid, []).append(int(entry.name))
+    found, stack = [], list(parents.get(pid, []))
+    while stack:
+        child = stack.pop()
+        found.append(child)
+        stack.extend(parents.get(child, []))
+    return found
+
+
+def children_rss_mb(pid: int) -> float:
+    total = 0.0
+    for child in descendants(pid):
+        try:
+            total += proc_memory(child).get("VmRSS", 0.0)
+        except OSError:
+            continue
+    return round(total, 1)
+
+
 def person(user_id: int) -> dict[str, Any]:
     return {"id": user_id, "is_bot": False, "first_name": f"Member {user_id}", "language_code": "en"}
 
@@ -133,8 +161,21 @@ async def until(condition: Any, seconds: float, what: str, process: asyncio.subp
         await asyncio.sleep(0.02)
 
 
+async def progress_latencies(api: FakeBotApi, users: range, process: asyncio.subprocess.Process,
+                             log: Path) -> list[float]:
+    """Milliseconds from a member's /progress reaching the server's update queue to the bot's reply (a
+    chart drawn for them for the first time, the worker already warm), one member after another."""
+    samples = []
+    for user_id in users:
+        started = time.perf_counter()
+        api.push(command(user_id, {"id": user_id, "type": "private", "first_name": f"Member {user_id}"}, "/progress"))
+        await until(lambda: api.sent_to(user_id), 60, f"/progress of {user_id}", process, log)
+        samples.append(round((time.perf_counter() - started) * 1000, 1))
+    return samples
+
+
 async def measure(folder: Path, questions: Path | None, members: int, label: str,
-                  prototypes: tuple[str, ...] = ()) -> dict[str, Any]:
+                  progress_samples: int = 0) -> dict[str, Any]:
     """Start the bot, let it serve /daily, clicks and /progress, read its memory, stop it."""
     api = FakeBotApi(token=TOKEN)
     api.admins[GROUP] = {ADMIN}
@@ -147,7 +188,6 @@ async def measure(folder: Path, questions: Path | None, members: int, label: str
                    "DISCORD_BOT_TOKEN": "footprint-discord-token", "INTERVIEW_BOT_DB": str(folder / f"{label}.sqlite3"),
                    "INTERVIEW_BOT_LOG_LEVEL": "WARNING"}
     environment.pop("INTERVIEW_BOT_CONFIG", None)
-    environment["FOOTPRINT_PROTOTYPES"] = ",".join(prototypes)
     if questions is not None:
         environment["INTERVIEW_BOT_QUESTIONS"] = str(questions)
     else:
@@ -178,7 +218,9 @@ async def measure(folder: Path, questions: Path | None, members: int, label: str
         progress_s = time.perf_counter() - started - start_s
         await asyncio.sleep(0.2)
         after_progress = proc_memory(process.pid)
+        chart_worker_mb = children_rss_mb(process.pid)
         chart = any(stored.photo for stored in api.sent_to(8001))
+        progress_ms = await progress_latencies(api, range(8002, 8002 + min(progress_samples, members - 1)), process, log)
     finally:
         await stop_process(process, 30)
         await api.stop()
@@ -187,6 +229,8 @@ async def measure(folder: Path, questions: Path | None, members: int, label: str
     return {
         "questions": "generated" if questions is not None else "shipped",
         "rss_mb": after_progress["VmRSS"], "rss_after_clicks_mb": after_clicks["VmRSS"],
+        "chart_worker_mb": chart_worker_mb, "rss_with_chart_worker_mb": round(after_progress["VmRSS"] + chart_worker_mb, 1),
+        "progress_ms": progress_ms,
         "rss_at_start_mb": at_start["VmRSS"], "peak_mb": after_progress["VmHWM"],
         "rss_anon_mb": after_progress["RssAnon"], "rss_file_mb": after_progress["RssFile"],
         "before_start": {entry["stage"]: entry["VmRSS"] for entry in before},
@@ -239,40 +283,22 @@ def bank_composition(folder: Path) -> dict[str, Any]:
     return {kind: round(size / 2**20, 1) for kind, size in sizes.most_common()}
 
 
-PROTOTYPES = {
-    "chart_in_subprocess": ("chart_in_subprocess",),
-    "trim_after_load": ("trim_after_load",),
-    "drop_verify": ("drop_verify",),
-    "all": ("chart_in_subprocess", "trim_after_load", "drop_verify"),
-}
-
-
 def notes_for(result: dict[str, Any]) -> list[str]:
     generated, shipped = result["generated"], result["shipped"]
     stages = generated["before_start"]
-    chart = generated["rss_mb"] - generated["rss_after_clicks_mb"]
     notes = [
         f"RSS with {result['questions']:,} generated questions: {generated['rss_mb']:g} MB after /daily, "
-        f"{generated['clicks_answered']} clicks and a /progress chart ({generated['rss_after_clicks_mb']:g} MB before "
-        f"the chart; peak {generated['peak_mb']:g} MB); with the shipped bank {shipped['rss_mb']:g} MB "
-        f"({shipped['rss_after_clicks_mb']:g} MB before the chart).",
+        f"{generated['clicks_answered']:,} members clicking and a /progress chart (peak {generated['peak_mb']:g} MB); "
+        f"with the shipped bank {shipped['rss_mb']:g} MB. The chart worker (a spawned process with matplotlib, "
+        f"kept for 5 minutes after the last chart) adds {generated['chart_worker_mb']:g} MB while it lives: "
+        f"{generated['rss_with_chart_worker_mb']:g} MB in all.",
         f"where it goes: the interpreter {stages.get('interpreter', 0):g} MB; importing telegram, discord, aiohttp, "
         f"httpx and the bot +{result['libraries_mb']:g} MB; the {result['questions']:,} questions over the shipped "
-        f"bank +{result['bank_mb']:g} MB; the first /progress chart (matplotlib, imported on first use and kept) "
-        f"+{chart:.1f} MB.",
+        f"bank +{result['bank_mb']:g} MB.",
     ]
     if "bank_objects_mb" in result:
         notes.append("the bank's live objects (MB): " + ", ".join(
             f"{kind} {size:g}" for kind, size in result["bank_objects_mb"].items()))
-    fixes = result.get("prototypes", {})
-    if fixes:
-        notes.append("prototypes (not the bot's code; RSS after the chart): " + ", ".join(
-            f"{name} {value['rss_mb']:g} MB" for name, value in fixes.items() if isinstance(value, dict)))
-        if "chart_in_subprocess" in fixes or "all" in fixes:
-            moved = fixes.get("chart_in_subprocess", fixes.get("all"))
-            notes.append(f"a chart drawn in a spawned process: /progress answered {moved['polling_to_progress_s']:g} s "
-                         f"after polling began, against {generated['polling_to_progress_s']:g} s in process "
-                         "(includes /daily and the clicks before it).")
     return notes
 
 
@@ -286,6 +312,7 @@ async def run(quick: bool) -> dict[str, Any]:
         shipped = await measure(folder, None, members, "shipped")
         result: dict[str, Any] = {
             "questions": count, "rss_mb": generated["rss_mb"], "goal_rss_mb": GOAL_MB,
+            "rss_with_chart_worker_mb": generated["rss_with_chart_worker_mb"], "members": members,
             "generated": generated, "shipped": shipped,
             "bank_mb": round(generated["rss_after_clicks_mb"] - shipped["rss_after_clicks_mb"], 1),
             "libraries_mb": round(generated["before_start"].get("imports", 0)
@@ -293,16 +320,5 @@ async def run(quick: bool) -> dict[str, Any]:
         }
         if not quick:
             result["bank_objects_mb"] = await asyncio.to_thread(bank_composition, bank)
-        if result["rss_mb"] > GOAL_MB:
-            fixes: dict[str, Any] = {}
-            for name, patches in PROTOTYPES.items():
-                if quick and name != "all":
-                    continue
-                measured = await measure(folder, bank, members, f"prototype-{name}", patches)
-                fixes[name] = {key: measured[key] for key in ("rss_mb", "rss_after_clicks_mb", "peak_mb",
-                                                              "polling_to_progress_s", "progress_chart_sent")}
-            fixes["what"] = ("not the bot's code, applied in the measured process only (see benchmarks/footprint_bot.py): "
-                             "chart_in_subprocess, trim_after_load (gc.collect + malloc_trim(0)), drop_verify")
-            result["prototypes"] = fixes
     result["notes"] = notes_for(result)
     return result

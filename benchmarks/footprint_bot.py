@@ -13,22 +13,12 @@ connection is replaced by a wait, so there is no websocket and no guild cache.
 STAGES_FILE gets one JSON line per stage before the bot starts (VmRSS of the bare interpreter, then
 after importing both platforms' libraries); the benchmark reads the running process's own figures
 from /proc/<pid>/status.
-
-FOOTPRINT_PROTOTYPES (comma-separated) applies prototypes of memory fixes to this process only (not
-the bot's code):
-  chart_in_subprocess -- the /progress chart is drawn in a short-lived process (spawned, one chart
-                         each), so matplotlib is never imported here;
-  trim_after_load     -- after the bank is loaded: gc.collect() and glibc's malloc_trim(0), which hands
-                         the freed YAML parse trees back to the system;
-  drop_verify         -- the loaded questions without their verify snippets (only `questions verify`
-                         runs them; the bot never does).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -48,49 +38,6 @@ def stage(path: Path, name: str) -> None:
         out.write(json.dumps({"stage": name, **memory()}) + "\n")
 
 
-def _draw_in_subprocess() -> None:
-    import bot.progress.view as view
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
-
-    draw = view.progress_chart_png
-
-    def progress_chart_png(progress: object, language: str, labels: object = None) -> bytes:
-        with ProcessPoolExecutor(1, mp_context=get_context("spawn"), max_tasks_per_child=1) as pool:
-            return pool.submit(draw, progress, language, labels).result()
-
-    view.progress_chart_png = progress_chart_png  # type: ignore[assignment]
-
-
-def _after_load(trim: bool, drop_verify: bool) -> None:
-    import ctypes
-    import dataclasses
-    import gc
-
-    import bot.core
-
-    load = bot.core.load_bank
-
-    def load_bank(paths: object = None) -> object:
-        bank = load(paths)  # type: ignore[arg-type]
-        if drop_verify:
-            for key, question in list(bank.questions.items()):
-                bank.questions[key] = dataclasses.replace(question, verify=None)
-        if trim:
-            gc.collect()
-            ctypes.CDLL("libc.so.6").malloc_trim(0)
-        return bank
-
-    bot.core.load_bank = load_bank  # type: ignore[assignment]
-
-
-def prototypes(names: set[str]) -> None:
-    if "chart_in_subprocess" in names:
-        _draw_in_subprocess()
-    if names & {"trim_after_load", "drop_verify"}:
-        _after_load("trim_after_load" in names, "drop_verify" in names)
-
-
 def main(argv: list[str]) -> int:
     discord_api, stages = argv[0], Path(argv[1])
     stage(stages, "interpreter")
@@ -108,7 +55,6 @@ def main(argv: list[str]) -> int:
         await asyncio.Event().wait()  # the gateway: nothing arrives; cancelled when the bot stops
 
     discord_client.InterviewClient.connect = connect  # type: ignore[method-assign]
-    prototypes({name for name in os.environ.get("FOOTPRINT_PROTOTYPES", "").split(",") if name})
     return cli_main(["run"])
 
 

@@ -18,6 +18,7 @@ MODULES: tuple[str, ...] = (
     "benchmarks.leaderboard",
     "benchmarks.bank",
     "benchmarks.footprint",
+    "benchmarks.progress",
 )
 
 # Keys the issue asks the JSON to hold; the harness says which ones a run did not produce.
@@ -27,6 +28,8 @@ REQUIRED_KEYS: tuple[str, ...] = (
     "broadcast.rate_over_limit",
     "broadcast.http_429",
     "leaderboard.p95_ms",
+    "leaderboard.groups.p95_ms",
+    "progress.p50_ms",
     "bank.load_10k_s",
     "footprint.rss_mb",
 )
