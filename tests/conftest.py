@@ -23,7 +23,7 @@ os.environ.setdefault("INTERVIEW_BOT_BANK_CACHE", tempfile.mkdtemp(prefix="inter
 
 @pytest.fixture(scope="session")
 def bank() -> Bank:
-    return load_bank([FIXTURE_BANK])
+    return load_bank([FIXTURE_BANK], keep_verify=True)  # the verify runner tests need the snippets
 
 
 @pytest.fixture

@@ -131,7 +131,7 @@ def test_binary_and_missing_files_are_problems_not_crashes(tmp_path) -> None:
 def test_readme_example_is_a_valid_file(tmp_path) -> None:
     readme = (Path(__file__).parents[3] / "questions" / "README.md").read_text(encoding="utf-8")
     example = readme.split("```yaml\n", 1)[1].split("\n```\n", 1)[0]
-    bank = load_bank([write(tmp_path, textwrap.dedent(example))])
+    bank = load_bank([write(tmp_path, textwrap.dedent(example))], keep_verify=True)
     assert bank.questions["dss-001"].verify is not None
 
 
@@ -164,3 +164,13 @@ def test_validate_on_a_folder_without_questions_says_so(tmp_path) -> None:
     done = subprocess.run([sys.executable, "-m", "bot", "questions", "validate", str(tmp_path)], capture_output=True,
                           text=True, timeout=60, cwd=Path(__file__).parents[3])
     assert done.returncode == 1 and "no question files found" in done.stderr
+
+
+
+def test_the_bot_loads_questions_without_their_verify_snippets(tmp_path) -> None:
+    """Only `questions verify` runs snippets (it reads through check_bank); the running bot drops them."""
+    readme = (Path(__file__).parents[3] / "questions" / "README.md").read_text(encoding="utf-8")
+    path = write(tmp_path, textwrap.dedent(readme.split("```yaml\n", 1)[1].split("\n```\n", 1)[0]))
+    checked, _ = check_bank([path])
+    assert checked.questions["dss-001"].verify is not None
+    assert load_bank([path]).questions["dss-001"].verify is None
