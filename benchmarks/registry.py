@@ -25,6 +25,7 @@ MODULES: tuple[str, ...] = (
 REQUIRED_KEYS: tuple[str, ...] = (
     "answer_burst.ratio_vs_bare",
     "store.ratio_vs_raw",
+    "store.interview_ratio_vs_raw",
     "broadcast.rate_over_limit",
     "broadcast.http_429",
     "leaderboard.p95_ms",
@@ -32,4 +33,5 @@ REQUIRED_KEYS: tuple[str, ...] = (
     "progress.p50_ms",
     "bank.load_10k_s",
     "footprint.rss_mb",
+    "footprint.rss_with_chart_worker_mb",
 )

@@ -7,7 +7,10 @@ migrations) with the same PRAGMAs; only the path differs:
            daily answers (group commit: answers arriving during a commit share the next one; it also
            checks the question is open and moves review cards);
   single transaction -- the same writers, `async with db.transaction(): await insert_answer(...)` each;
-  raw   -- one sqlite3 connection in a plain loop: BEGIN IMMEDIATE; INSERT; COMMIT.
+  raw   -- one sqlite3 connection in a plain loop: BEGIN IMMEDIATE; INSERT; COMMIT (the baseline of
+           one transaction per answer);
+  raw batched -- the same, in transactions of the sizes the AnswerWriter used in that round (the baseline
+           at equal batching).
 Rounds alternate raw and store on fresh files so that drift (page cache, CPU boost) hits both.
 """
 
@@ -32,12 +35,13 @@ NAME = "store"
 GOAL_RATIO = 0.5
 FIGURES = (
     Figure("ratio_vs_raw", "", at_least=GOAL_RATIO),
+    Figure("interview_ratio_vs_raw", "", at_least=GOAL_RATIO),
+    Figure("batched_vs_raw_per_row", ""),
     Figure("store_answers_per_s", "/s"),
     Figure("raw_answers_per_s", "/s"),
     Figure("store_single_writer_answers_per_s", "/s"),
     Figure("aiosqlite_round_trip_us", " us"),
     Figure("mean_answers_per_transaction", ""),
-    Figure("single_transaction.ratio_vs_raw", ""),
     Figure("one_hop_prototype.ratio_vs_raw", ""),
 )
 
@@ -132,6 +136,23 @@ def raw_round(path: Path, writers: int, per_writer: int) -> float:
         connection.close()
 
 
+def raw_batched_round(path: Path, writers: int, per_writer: int, sizes: list[int]) -> float:
+    """Seconds for bare sqlite3 to insert the same rows in transactions of the sizes the writer used:
+    the baseline at equal batching (BEGIN IMMEDIATE; executemany; COMMIT per batch)."""
+    rows = [row_of(answer_for(index, user)) for index in range(per_writer) for user in range(1, writers + 1)]
+    connection = connect_raw(path)
+    try:
+        started, at = time.perf_counter(), 0
+        for size in sizes:
+            connection.execute("BEGIN IMMEDIATE")
+            connection.executemany(INSERT, rows[at:at + size])
+            connection.execute("COMMIT")
+            at += size
+        return time.perf_counter() - started
+    finally:
+        connection.close()
+
+
 def _record_in_one_hop(connection: sqlite3.Connection, row: tuple[Any, ...]) -> None:
     """The whole transaction in the database thread: what a one-round-trip store write would run."""
     connection.execute("BEGIN IMMEDIATE")
@@ -161,9 +182,9 @@ async def one_hop_round(path: Path, writers: int, per_writer: int) -> float:
     return elapsed
 
 
-async def batched_round(path: Path, writers: int, per_writer: int) -> tuple[float, float]:
+async def batched_round(path: Path, writers: int, per_writer: int, sizes: list[int]) -> tuple[float, float]:
     """Seconds for the writers through the bot's AnswerWriter (group commit, the path of daily answers),
-    and the mean answers per transaction."""
+    and the mean answers per transaction; `sizes` gets each commit's number of answers, in order."""
     database = await Database.open(path)
     transactions = 0
     opened = database.transaction
@@ -175,6 +196,13 @@ async def batched_round(path: Path, writers: int, per_writer: int) -> tuple[floa
 
     database.transaction = counted  # type: ignore[method-assign]
     writer_of_answers = AnswerWriter(database)
+    write = writer_of_answers._write
+
+    async def recorded_sizes(batch: list) -> None:
+        sizes.append(len(batch))
+        await write(batch)
+
+    writer_of_answers._write = recorded_sizes  # type: ignore[method-assign]
 
     async def writer(user: int) -> None:
         for index in range(per_writer):
@@ -208,10 +236,11 @@ async def measure_rounds(folder: Path, rounds: int, writers: int,
     """Rounds alternating raw, the batched writer, one transaction per answer and the one-hop prototype,
     on fresh files: answers per second per round for each, and the writer's answers per transaction."""
     total = writers * per_writer
-    rates: dict[str, list[float]] = {"raw": [], "batched": [], "store": [], "one_hop": []}
+    rates: dict[str, list[float]] = {"raw": [], "batched": [], "raw_batched": [], "store": [], "one_hop": []}
     per_commit: list[float] = []
     for number in range(rounds):
-        for kind in rates:
+        sizes: list[int] = []
+        for kind in rates:  # raw_batched follows batched: it replays that round's commit sizes
             path = folder / f"{kind}-{number}.sqlite3"
             await prepare(path, writers, per_writer)
             if kind == "raw":
@@ -220,8 +249,10 @@ async def measure_rounds(folder: Path, rounds: int, writers: int,
                 elapsed = await store_round(path, writers, per_writer)
             elif kind == "one_hop":
                 elapsed = await one_hop_round(path, writers, per_writer)
+            elif kind == "raw_batched":
+                elapsed = raw_batched_round(path, writers, per_writer, sizes)
             else:
-                elapsed, answers_per_commit = await batched_round(path, writers, per_writer)
+                elapsed, answers_per_commit = await batched_round(path, writers, per_writer, sizes)
                 per_commit.append(answers_per_commit)
             recorded = count_answers(path)
             if recorded != total:
@@ -259,15 +290,19 @@ def figures(rates: dict[str, list[float]], per_commit: list[float], writers: int
             rounds: int, single_rate: float, hop_us: float) -> dict[str, Any]:
     """The raw figures: best round of each side (the least disturbed), and every round as well."""
     batched_rate, store_rate, raw_rate = max(rates["batched"]), max(rates["store"]), max(rates["raw"])
-    hop_rate = max(rates["one_hop"])
+    raw_batched_rate, hop_rate = max(rates["raw_batched"]), max(rates["one_hop"])
     return {
         "writers": writers, "answers_per_round": writers * per_writer, "rounds": rounds,
         "what": "ratio_vs_raw: the bot's AnswerWriter (group commit, as daily answers are recorded: answers, "
-                "open-question check, review cards) against raw sqlite3 inserting only the answers, one "
-                "transaction per row",
+                "open-question check, review cards) against raw sqlite3 inserting the same answers in "
+                "transactions of the same sizes (equal batching); interview_ratio_vs_raw: one store transaction "
+                "per answer, as an interview answer is, against raw sqlite3 committing every row",
         "pragmas": list(PRAGMAS),
-        "store_answers_per_s": round(batched_rate, 1), "raw_answers_per_s": round(raw_rate, 1),
-        "ratio_vs_raw": round(batched_rate / raw_rate, 3), "goal_ratio_vs_raw": GOAL_RATIO,
+        "store_answers_per_s": round(batched_rate, 1), "raw_answers_per_s": round(raw_batched_rate, 1),
+        "ratio_vs_raw": round(batched_rate / raw_batched_rate, 3), "goal_ratio_vs_raw": GOAL_RATIO,
+        "interview_ratio_vs_raw": round(store_rate / raw_rate, 3),
+        "raw_per_row_answers_per_s": round(raw_rate, 1),
+        "batched_vs_raw_per_row": round(batched_rate / raw_rate, 3),
         "mean_answers_per_transaction": round(sum(per_commit) / len(per_commit), 2),
         "single_transaction": {
             "answers_per_s": round(store_rate, 1), "ratio_vs_raw": round(store_rate / raw_rate, 3),
@@ -295,7 +330,8 @@ async def run(quick: bool) -> dict[str, Any]:
         single_rate = writers * per_writer / await store_round(single, 1, per_writer * writers)
         hop_us = await round_trip_us(folder / "hop.sqlite3", scaled(5000, minimum=50))
         result = figures(rates, per_commit, writers, per_writer, rounds, single_rate, hop_us)
-        if result["ratio_vs_raw"] < GOAL_RATIO:
+        if min(result["ratio_vs_raw"], result["interview_ratio_vs_raw"]) < GOAL_RATIO:
             result["miss"], result["notes"] = await explain_miss(
-                folder, writers, per_writer, hop_us, result["store_answers_per_s"], result["raw_answers_per_s"])
+                folder, writers, per_writer, hop_us, result["single_transaction"]["answers_per_s"],
+                result["raw_per_row_answers_per_s"])
     return result
