@@ -33,5 +33,4 @@ REQUIRED_KEYS: tuple[str, ...] = (
     "progress.p50_ms",
     "bank.load_10k_s",
     "footprint.rss_mb",
-    "footprint.rss_with_chart_worker_mb",
 )
