@@ -468,19 +468,18 @@ async def explain_miss(ours: Ours, bare: Bare, server: ServerProcess, clicks: Cl
                              "core_only": core_us}}
     top = ", ".join(f"{row['owner']} {row['share']:.0%}" for row in sampler.summary(8)["by_owner"][:8])
     notes = [
-        f"per click: ours {ours_us:.0f} us, bare PTB {bare_us:.0f} us, bare PTB with ours' builder settings "
-        f"(concurrent_updates(True)) {concurrent_us:.0f} us, Core.click alone {core_us} us.",
+        f"per click: ours {ours_us:.0f} us, bare PTB {bare_us:.0f} us, bare PTB with concurrent_updates(True) "
+        f"{concurrent_us:.0f} us, Core.click alone {core_us} us.",
         f"sampled event loop during a burst of ours: answerCallbackQuery's HTTP call (PTB -> httpx -> httpcore) "
         f"{shares['answer_callback_query_http']:.0%}, of which httpcore's connection-pool bookkeeping (every request "
-        f"scans every connection, up to 256 with concurrent_updates(True)) {shares['httpcore_pool_assign']:.0%} and a "
+        f"scans every connection in the pool) {shares['httpcore_pool_assign']:.0%} and a "
         f"failing `import sniffio` per lock or event {shares['failed_import_sniffio']:.0%}; Core.click (its share on "
         f"the event loop; the SQL runs in aiosqlite's thread) {shares['core_click']:.0%}; waiting in the selector "
         f"{shares['selector_wait']:.0%}.",
         f"own time by owner: {top}",
         f"one answer click (clicks one after another) = {trips['per_click']} aiosqlite round trips and "
-        f"{trips['write_transactions_per_click']} write transactions: the user upsert twice (Core.language and "
-        "DailyService.answer each call ensure_user), then the answer's batch; each read is 3 trips "
-        "(execute, fetch, close).",
+        f"{trips['write_transactions_per_click']} write transactions: every clicker of a burst is new, so their "
+        "user row is written on their first click, then the answer's batch.",
         "prototypes (ratio_vs_bare, each beside a fresh bare round): " + ", ".join(
             f"{name} {value['ratio_vs_bare']:.2f}" for name, value in fixes.items() if isinstance(value, dict)),
     ]

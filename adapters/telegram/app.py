@@ -176,4 +176,5 @@ async def serve(core: Core, settings: Settings, stop_event: asyncio.Event, *, ba
             log.info("telegram: stopping")
             await application.updater.stop()  # type: ignore[union-attr]
             await application.stop()  # lets the clicks in flight finish first
+            await app_services.queues.close()  # queued replies get a few seconds, then are dropped
             await app_services.counters.close()

@@ -10,7 +10,7 @@ from telegram.ext import ContextTypes
 
 from adapters.telegram.delivery import retry_seconds
 from adapters.telegram.menus import chosen_message, next_menu, parse_menu
-from adapters.telegram.services import deliver, language_of, refs, services
+from adapters.telegram.services import deliver, edit, language_of, refs, services
 from bot.text.i18n import language_from_locale, t
 from bot.limits import POPUP_TEXT_MAX
 
@@ -62,7 +62,7 @@ async def answer_click(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     await _answer(context, query, reply.popup, reply.alert)
     chat_id, message_id = query.message.chat.id, query.message.message_id
     if reply.edit is not None:
-        await app.port.replace(chat_id, message_id, reply.edit)
+        await edit(context, chat_id, message_id, reply.edit)
     for outgoing in reply.follow_ups:
         await deliver(context, chat_id, outgoing)
     if reply.counter is not None:
@@ -86,9 +86,9 @@ async def menu_click(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     await _answer(context, query)
     chat_id, message_id = query.message.chat.id, query.message.message_id
     if choice.step != "c":
-        await app.port.replace(chat_id, message_id, next_menu(language, choice))
+        await edit(context, chat_id, message_id, next_menu(language, choice))
         return
-    await app.port.replace(chat_id, message_id, chosen_message(app.core.bank, language, choice))
+    await edit(context, chat_id, message_id, chosen_message(app.core.bank, language, choice))
     outgoing = await app.core.start_interview(user, chat, choice.filters())
     await deliver(context, chat_id, outgoing)
 

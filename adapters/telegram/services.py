@@ -4,12 +4,14 @@ and chats as the core's UserRef and ChatRef. The services hold no conversation s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 
 from telegram import Chat, Update, User
 from telegram.ext import ContextTypes
 
 from adapters.telegram.admin import AdminCheck
+from adapters.common.chat_queue import ChatQueues
 from adapters.common.counter import CounterDebouncer
 from adapters.common.flood import CommandFlood
 from adapters.common.deliver import deliver as deliver_outgoing
@@ -29,6 +31,7 @@ class Services:
     admins: AdminCheck
     counters: CounterDebouncer[tuple[int, int, int]]  # (chat id, message id, asked id)
     flood: CommandFlood
+    queues: ChatQueues = field(default_factory=ChatQueues)  # replies, per chat, off the update slots
 
 
 def services(context: ContextTypes.DEFAULT_TYPE) -> Services:
@@ -61,22 +64,32 @@ async def language_of(update: Update, context: ContextTypes.DEFAULT_TYPE) -> str
     return await services(context).core.language(user, chat)
 
 
-async def reply(update: Update, context: ContextTypes.DEFAULT_TYPE, message: Message) -> str:
-    """Send `message` into the update's chat through the paced port; its message ref."""
+async def reply(update: Update, context: ContextTypes.DEFAULT_TYPE, message: Message) -> None:
+    """Queue `message` for the update's chat behind its earlier replies; returns at once, so the handler
+    frees its update slot instead of waiting for the chat's send pace."""
     assert update.effective_chat is not None
-    return await services(context).port.post(update.effective_chat.id, message)
+    chat_id = update.effective_chat.id
+    app = services(context)
+    app.queues.submit(chat_id, partial(app.port.post, chat_id, message))
 
 
-async def reply_key(update: Update, context: ContextTypes.DEFAULT_TYPE, key: str, **values: object) -> str:
+async def reply_key(update: Update, context: ContextTypes.DEFAULT_TYPE, key: str, **values: object) -> None:
     """Reply with one catalog text in the update's language."""
     core = services(context).core
-    return await reply(update, context, core.text(await language_of(update, context), key, **values))
+    await reply(update, context, core.text(await language_of(update, context), key, **values))
 
 
-async def deliver(context: ContextTypes.DEFAULT_TYPE, chat_id: int, outgoing: Outgoing) -> str:
-    """Send one of the core's outgoing messages; a question's message ref goes back to the core."""
+async def deliver(context: ContextTypes.DEFAULT_TYPE, chat_id: int, outgoing: Outgoing) -> None:
+    """Queue one of the core's outgoing messages for the chat; once sent, a question's message ref goes
+    back to the core."""
     app = services(context)
-    return await deliver_outgoing(app.core, lambda message: app.port.post(chat_id, message), outgoing)
+    app.queues.submit(chat_id, partial(deliver_outgoing, app.core, partial(app.port.post, chat_id), outgoing))
+
+
+async def edit(context: ContextTypes.DEFAULT_TYPE, chat_id: int, message_id: int, message: Message) -> None:
+    """Queue an edit of a message in the chat, in order with the chat's other sends."""
+    app = services(context)
+    app.queues.submit(chat_id, partial(app.port.replace, chat_id, message_id, message))
 
 
 def counter_edits(core: Core, port: TelegramPort, delay: float) -> CounterDebouncer[tuple[int, int, int]]:

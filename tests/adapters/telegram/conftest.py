@@ -59,6 +59,7 @@ class Harness:
     async def process(self, body: dict) -> None:
         update = Update.de_json({"update_id": next(_ids), **body}, self.application.bot)
         await self.application.process_update(update)
+        await self.services.queues.join()  # the handler returned; its queued replies are sent too
 
     async def command(self, user: dict, chat: dict, text: str) -> None:
         await self.process(command(user, chat, text))
