@@ -91,3 +91,4 @@ class ChatQueues:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        self._queues.clear()
