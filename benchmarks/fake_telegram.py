@@ -91,8 +91,10 @@ class BenchBotApi(FakeBotApi):
         self._checked_at = 0.0
         self.reset()
 
-    def reset(self, limit: FloodLimit | None = None) -> None:
+    def reset(self, limit: FloodLimit | None = None, group_limit: dict[str, Any] | None = None) -> None:
         self.limit = limit
+        self.group_limit = group_limit  # Telegram's per-group limit: FloodLimit arguments, one per group chat
+        self.group_limits: dict[int, FloodLimit] = {}
         self.calls.clear()
         self.messages.clear()
         self.updates.clear()
@@ -107,12 +109,25 @@ class BenchBotApi(FakeBotApi):
 
     def _fault(self, method: str, params: dict, call: Call) -> float:
         now = self._checked_at = time.monotonic()  # the moment the limit counts a message at
-        if self.limit is not None and method in MESSAGE_METHODS:
-            wait = self.limit.retry_after(now)
+        if method in MESSAGE_METHODS:
+            wait = self._flood_wait(now, params.get("chat_id"))
             if wait:
                 self.rejected.append((now, params.get("chat_id")))
                 raise ApiError(429, f"Too Many Requests: retry after {wait}", {"retry_after": wait})
         return super()._fault(method, params, call)
+
+    def _flood_wait(self, now: float, chat_id: Any) -> int:
+        """The group's own limit first (a message refused there is not counted overall), then the overall one."""
+        try:
+            chat = int(chat_id)
+        except (TypeError, ValueError):
+            chat = 0
+        if self.group_limit and chat < 0:
+            group = self.group_limits.setdefault(chat, FloodLimit(**self.group_limit))
+            wait = group.retry_after(now)
+            if wait:
+                return wait
+        return self.limit.retry_after(now) if self.limit is not None else 0
 
     # The send handlers do not await between the check above and the lines below, so _checked_at is
     # still this call's: the recorded times are exactly the ones the limit counted.
@@ -190,8 +205,28 @@ def control_app(api: BenchBotApi) -> web.Application:
     async def reset(request: web.Request) -> web.Response:
         body = await request.json()
         limit = FloodLimit(**body["limit"]) if body.get("limit") else None
-        api.reset(limit)
+        api.reset(limit, body.get("group_limit"))
         return web.json_response({"ok": True})
+
+    async def push(request: web.Request) -> web.Response:
+        """Make updates available to getUpdates, spread evenly over `spread_s` seconds (0: all at once);
+        answers at once with the monotonic time the first one was pushed."""
+        body = await request.json()
+        updates, spread = body["updates"], float(body.get("spread_s", 0))
+
+        async def push_all() -> None:
+            for index, update in enumerate(updates):
+                if spread and index:
+                    await asyncio.sleep(spread / len(updates))
+                api.push(update)
+
+        started = time.monotonic()
+        task = asyncio.create_task(push_all())
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+        if not spread:
+            await task
+        return web.json_response({"pushed_at": started})
 
     async def messages(request: web.Request) -> web.Response:
         chat_id = int(request.query["chat_id"])
@@ -229,6 +264,7 @@ def control_app(api: BenchBotApi) -> web.Application:
     app.router.add_get("/messages", messages)
     app.router.add_get("/calls", calls)
     app.router.add_post("/burst", burst)
+    app.router.add_post("/push", push)
     app.router.add_post("/wait", wait)
     app.router.add_get("/sends", sends)
     return app

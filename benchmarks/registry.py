@@ -19,6 +19,7 @@ MODULES: tuple[str, ...] = (
     "benchmarks.bank",
     "benchmarks.footprint",
     "benchmarks.progress",
+    "benchmarks.flood",
 )
 
 # Keys the issue asks the JSON to hold; the harness says which ones a run did not produce.

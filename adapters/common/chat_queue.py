@@ -18,7 +18,7 @@ from bot.port import ChatGone, DeliveryError
 
 log = logging.getLogger(__name__)
 Job = Callable[[], Awaitable[object]]
-MAX_PENDING = 40  # replies waiting in one chat; a group's minute of sends is 19
+MAX_PENDING = 100  # replies waiting in one chat: five minutes of a group's pace (19 a minute)
 
 
 class ChatQueues:

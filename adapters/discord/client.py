@@ -12,11 +12,12 @@ import logging
 import discord
 from discord import app_commands
 
+from adapters.common.flood import CommandFlood
 from adapters.discord.clicks import answer_click
 from adapters.discord.buttons import AnswerButton, is_answer_custom_id
 from adapters.discord.commands import add_commands
 from adapters.discord.delivery import DiscordPort
-from adapters.discord.errors import on_app_command_error, refuse_unknown_component
+from adapters.discord.errors import Flooding, on_app_command_error, refuse_unknown_component
 from adapters.discord.translator import CatalogTranslator
 from bot.app.config import Settings
 from bot.core import Core
@@ -35,16 +36,43 @@ def intents() -> discord.Intents:
     return discord.Intents(guilds=True)
 
 
+class GuardedTree(app_commands.CommandTree):
+    """The command tree with the flood guard every platform has: past a member's few commands in ten
+    seconds, one "slow down" note and the rest dropped unanswered, before any store work; the same
+    command with the same options repeated in a channel within seconds is dropped too."""
+
+    def __init__(self, client: discord.Client, flood: CommandFlood, **options: object) -> None:
+        super().__init__(client, **options)  # type: ignore[arg-type]
+        self.flood = flood
+
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:
+        if interaction.type is not discord.InteractionType.application_command:
+            return True  # autocomplete and buttons are not commands
+        verdict = self.flood.check(str(interaction.user.id), str(interaction.channel_id), command_text(interaction))
+        if verdict != "ok":
+            raise Flooding(verdict)
+        return True
+
+
+def command_text(interaction: discord.Interaction) -> str:
+    """The command as typed: its name and its options' values, for the flood guard's repeat check."""
+    data = interaction.data or {}
+    options = " ".join(f"{option.get('name')}={option.get('value')}" for option in data.get("options", ()) or ()
+                       if isinstance(option, dict))
+    return f"/{data.get('name', '')} {options}".strip()
+
+
 class InterviewClient(discord.Client):
     """A discord.Client with the bot's command tree; every state change goes through `core`."""
 
-    def __init__(self, core: Core, *, sync: bool = False, sync_guild: int | None = None, **options: object) -> None:
+    def __init__(self, core: Core, *, sync: bool = False, sync_guild: int | None = None,
+                 flood: CommandFlood | None = None, **options: object) -> None:
         quiet_voice_warnings()
         super().__init__(intents=intents(), allowed_mentions=discord.AllowedMentions.none(), **options)  # type: ignore[arg-type]
         self.core = core
         self.sync, self.sync_guild = sync, sync_guild
-        self.tree = app_commands.CommandTree(
-            self, allowed_installs=app_commands.AppInstallationType(guild=True, user=False))
+        self.tree = GuardedTree(self, flood or CommandFlood(),
+                                allowed_installs=app_commands.AppInstallationType(guild=True, user=False))
         self.tree.error(on_app_command_error)
         add_commands(self.tree)
         self.port = DiscordPort(self, core)

@@ -28,6 +28,14 @@ class WrongPlace(app_commands.CheckFailure):
         self.key = key
 
 
+class Flooding(app_commands.CheckFailure):
+    """A member past the flood guard's limit: "note" earns the one "slow down" reply, "drop" gets none."""
+
+    def __init__(self, verdict: str) -> None:
+        super().__init__(verdict)
+        self.verdict = verdict
+
+
 async def language_for(interaction: discord.Interaction) -> str:
     """The user's language from the store, else from their Discord locale; never fails."""
     try:
@@ -78,6 +86,12 @@ async def report_failure(interaction: discord.Interaction, error: BaseException)
 async def on_app_command_error(interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
     """The command tree's error handler."""
     original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+    if isinstance(original, Flooding):
+        if original.verdict == "note":
+            log.info("user %s: commands flooding in channel %s; one note, the rest dropped",
+                     interaction.user.id if interaction.user else "?", interaction.channel_id)
+            await say(interaction, t(language_of(interaction.locale) or "en", "flood.slow_down"))
+        return  # dropped: no store work, no reply
     await report_failure(interaction, original)
 
 

@@ -21,6 +21,7 @@ import discord
 from discord.http import Route
 from discord.webhook.async_ import AsyncWebhookAdapter
 
+from adapters.common.flood import CommandFlood
 from adapters.discord.client import InterviewClient
 from bot.core import Core
 
@@ -185,10 +186,10 @@ def http_error(status: int, code: int, message: str = "error") -> discord.HTTPEx
     return kind(response, {"code": code, "message": message})
 
 
-async def make_client(core: Core, recorder: Recorder, monkeypatch: Any) -> InterviewClient:
+async def make_client(core: Core, recorder: Recorder, monkeypatch: Any, flood: CommandFlood | None = None) -> InterviewClient:
     """An InterviewClient as after login: HTTP recorded, bot user known, setup_hook run (buttons, translator)."""
     monkeypatch.setattr(AsyncWebhookAdapter, "request", lambda self, route, session, **kw: recorder.webhook(route, session, **kw))
-    client = InterviewClient(core, application_id=APP_ID)
+    client = InterviewClient(core, application_id=APP_ID, flood=flood or CommandFlood(limit=10_000, repeat_s=0.0))
     client.http.request = recorder.http  # type: ignore[method-assign]
     await client._async_setup_hook()
     client._connection.user = discord.ClientUser(state=client._connection, data=BOT_USER)

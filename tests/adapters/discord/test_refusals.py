@@ -92,3 +92,27 @@ async def test_a_failing_click_is_a_polite_message(discord_, recorder, core, mon
     monkeypatch.setattr(core, "click", broken)
     [reply] = await discord_.click(max(recorder.messages), custom_id, ADA, dm=True)
     assert reply.ephemeral and "something went wrong" in reply.text()
+
+
+async def test_a_flood_of_commands_gets_one_note_and_the_rest_no_store_work(core, recorder, monkeypatch, db) -> None:
+    """Discord has the guard Telegram has: past five commands in ten seconds, one "slow down" and the
+    rest dropped before the core is asked anything; a repeat of the same command is dropped as well."""
+    from adapters.common.flood import CommandFlood
+    from tests.adapters.discord.harness import Discord, make_client
+
+    client = await make_client(core, recorder, monkeypatch, flood=CommandFlood())  # the shipped limits
+    discord_ = Discord(client, recorder)
+    try:
+        asks = [("help", {}), ("settings", {}), ("groups", {}), ("leaderboard", {"period": "week"}),
+                ("leaderboard", {"period": "month"}), ("leaderboard", {"period": "all"})]
+        replies = []
+        for number in range(40):
+            name, options = asks[number % len(asks)]
+            replies += await discord_.command(name, ADA, **options)
+        texts = [reply.text() for reply in replies]
+        assert sum("Slow down" in text for text in texts) == 1, texts
+        assert len(replies) == 5 + 1, "five answers and one note; the rest got no reply at all"
+        [other] = await discord_.command("leaderboard", BOB)
+        assert "Slow down" not in other.text(), "another member is not slowed down"
+    finally:
+        await client.port.counters.close()
