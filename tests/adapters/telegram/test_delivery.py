@@ -91,7 +91,7 @@ async def test_an_unchanged_edit_is_ignored(bot: Harness) -> None:
 async def test_a_timed_interview_closes_at_its_deadline(bot: Harness, clock) -> None:
     await bot.command(ALICE, private(ALICE), "/interview sync-basics 2 30s")
     question = bot.api.last(ALICE["id"])
-    assert "You have 30 s." in question.html
+    assert "You have 30 s per question." in question.html
     clock.advance(31)
     await bot.core.tick()
     assert question.markup is None and "Time is up" in question.html
