@@ -60,3 +60,9 @@ def test_every_counted_text_has_both_forms_in_both_languages() -> None:
         assert stems, "the catalogs hold counted texts"
         for stem in stems:
             assert f"{stem}.one" in keys and f"{stem}.other" in keys, (language, stem)
+
+
+def test_a_board_says_one_point_and_many_points() -> None:
+    assert counted("en", "board.you", 1, rank=2, points=1) == "You: #2, 1 point."
+    assert counted("en", "board.you", 5, rank=1, points=5) == "You: #1, 5 points."
+    assert counted("tr", "board.you", 1, rank=2, points=1) == "Sen: 2. sıra, 1 puan."
