@@ -31,14 +31,14 @@ def inline_text(block: Paragraph, commands: CommandWriter = chat_command) -> str
 
 def _paragraph(block: Paragraph, width: int | None, commands: CommandWriter = chat_command) -> str:
     text = "".join(f"`{part}`" if kind == "code" else part for kind, part in inline_spans(block.text))
-    if block.inline is not None:
-        shown = inline_text(block, commands)
-        if shown is None:
-            return ""
-        text = fill_slot(text, shown)
+    shown = inline_text(block, commands)
+    if block.inline is not None and shown is None:
+        return ""
     if width:
-        text = "\n".join(textwrap.fill(line, width, subsequent_indent="  " if line.startswith("- ") else "")
+        text = "\n".join(textwrap.fill(line, width, subsequent_indent="  " if line.startswith("- ") else "",
+                                        break_on_hyphens=False)
                          for line in text.split("\n"))
+    text = fill_slot(text, shown)  # after wrapping: a command or a time is never split across lines
     if block.style == "title":
         return f"{text}\n{'-' * min(len(text), 72)}"
     return text
