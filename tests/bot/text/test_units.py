@@ -66,3 +66,8 @@ def test_a_board_says_one_point_and_many_points() -> None:
     assert counted("en", "board.you", 1, rank=2, points=1) == "You: #2, 1 point."
     assert counted("en", "board.you", 5, rank=1, points=5) == "You: #1, 5 points."
     assert counted("tr", "board.you", 1, rank=2, points=1) == "Sen: 2. sıra, 1 puan."
+
+
+def test_one_timeout_counts_as_one() -> None:
+    assert counted("en", "progress.timed_out", 1) == "1 of them ran out of time; it counts as wrong."
+    assert counted("en", "progress.timed_out", 4) == "4 of them ran out of time; they count as wrong."
