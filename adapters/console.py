@@ -21,8 +21,8 @@ from typing import Any, TextIO
 
 from adapters.common.deliver import deliver
 from bot.app.config import Settings
-from bot.core import (SENIORITIES, BankError, ChatRef, Core, InterviewFilters, Message, Report, UserError,
-                      UserRef, language_from_locale, render_plain, t)
+from bot.core import (SENIORITIES, BankError, ChatRef, CommandHint, Core, InterviewFilters, Message, Report,
+                      UserError, UserRef, counted, language_from_locale, render_plain, t)
 
 PLATFORM = "console"
 QUIT = ("q", "quit", "exit")
@@ -31,6 +31,18 @@ QUIT = ("q", "quit", "exit")
 def _width() -> int:
     """Wrap prose to the terminal, within readable bounds."""
     return max(50, min(100, shutil.get_terminal_size((100, 40)).columns - 1))
+
+
+def console_command(hint: CommandHint) -> str | None:
+    """A next step as the terminal runs it; the terminal has no reviews (they are on the chat platforms)."""
+    if hint.name != "interview":
+        return None
+    return f"interview-bot console --topic {hint.argument}" if hint.argument else "interview-bot console"
+
+
+def show(message: Message) -> str:
+    """A message as the terminal prints it: plain text, wrapped, commands as terminal commands."""
+    return render_plain(message, with_buttons=False, width=_width(), commands=console_command)
 
 
 def add_console_parser(commands: argparse._SubParsersAction) -> None:
@@ -120,7 +132,7 @@ async def _interrupted(args: argparse.Namespace, settings: Settings) -> int:
         print("\n" + t(language, "console.quit"), file=out)
         stopped = await core.stop_interview(user)
         if stopped is not None:
-            print("\n" + render_plain(stopped, with_buttons=False, width=_width()), file=out)
+            print("\n" + show(stopped), file=out)
             report = await core.latest_report(user)
             if args.json and report is not None:
                 print(json.dumps(report_json(report), ensure_ascii=False))
@@ -143,7 +155,7 @@ class ConsolePort:
         self._sent = 0
 
     def show(self, message: Message) -> None:
-        print("\n" + render_plain(message, with_buttons=False, width=_width()), file=self.out, flush=True)
+        print("\n" + show(message), file=self.out, flush=True)
         options = [button for row in message.buttons for button in row]
         if options:
             self.buttons = {button.label[:1].lower(): button.token for button in options}
@@ -205,8 +217,9 @@ async def _interview(args: argparse.Namespace, settings: Settings) -> int:
             except UserError as error:
                 print(core.error_text(language, error), file=sys.stderr)
                 return 1
-            topics = ", ".join(filters.topics) or t(language, "interview.all_topics")
-            print(t(language, "interview.started", count=current.total or filters.count, topics=topics), file=out)
+            labels = dict(core.topics(language))
+            topics = ", ".join(labels.get(name, name) for name in filters.topics) or t(language, "interview.all_topics")
+            print(counted(language, "interview.started", current.total or filters.count, topics=topics), file=out)
         await deliver(core, lambda message: port.send(chat, message), current)
         await _ask_all(core, port, user, chat, language)
         report = await core.latest_report(user)

@@ -35,14 +35,16 @@ from bot.store.database import Database
 from bot.store.forget import Forgotten, forget_user
 from bot.store.people import move_chat, set_chat_language, set_user_language
 from bot.text.i18n import language_from_locale, t, user_error_text
-from bot.text.messages import Button, Message, Paragraph
+from bot.text.messages import Button, CommandHint, Message, Paragraph
 from bot.text.plaintext import render_plain
+from bot.text.units import counted
 from bot.tokens import FORGET_TOKEN, parse_answer_token
 
 log = logging.getLogger(__name__)
 # What an adapter needs besides the facade: the neutral values it builds calls from and renders.
-__all__ = ["LETTERS", "SENIORITIES", "AnswerRefused", "BankError", "ChatRef", "ClickReply", "Core", "InterviewFilters",
-           "Message", "Outgoing", "Report", "UserError", "UserRef", "language_from_locale", "render_plain", "t"]
+__all__ = ["LETTERS", "SENIORITIES", "AnswerRefused", "BankError", "ChatRef", "ClickReply", "CommandHint", "Core",
+           "InterviewFilters", "Message", "Outgoing", "Report", "UserError", "UserRef", "counted", "language_from_locale",
+           "render_plain", "t"]
 
 
 class Core:

@@ -19,6 +19,7 @@ from adapters.discord.commands import add_commands
 from adapters.discord.delivery import DiscordPort
 from adapters.discord.errors import Flooding, on_app_command_error, refuse_unknown_component
 from adapters.discord.translator import CatalogTranslator
+from adapters.discord.welcome import welcome_server
 from bot.app.config import Settings
 from bot.core import Core
 
@@ -100,6 +101,10 @@ class InterviewClient(discord.Client):
 
     async def on_ready(self) -> None:
         log.info("connected to Discord as %s (%s)", self.user, self.user.id if self.user else "?")
+
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        """Added to a server: one short welcome in its system channel, if the bot may post there."""
+        await welcome_server(self.core, guild)
 
     async def answer_click(self, interaction: discord.Interaction, token: str) -> None:
         """An answer button was pressed (AnswerButton.callback): the core decides, the clicker is answered."""

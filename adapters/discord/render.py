@@ -20,7 +20,8 @@ import discord
 from adapters.discord.buttons import AnswerButton
 from bot.limits import BUTTON_LABEL_MAX
 from bot.text.plaintext import table_text as plain_table
-from bot.text.messages import Block, Button, CodeBlock, Message, OptionList, Paragraph, Table, inline_spans
+from bot.text.messages import (Block, Button, CodeBlock, CommandHint, Message, Moment, OptionList, Paragraph, Table,
+                               fill_slot, inline_spans)
 
 TITLE_MAX, DESCRIPTION_MAX, FOOTER_MAX = 256, 4096, 2048
 EMBEDS_PER_MESSAGE, EMBED_TEXT_PER_MESSAGE = 10, 6000
@@ -89,10 +90,22 @@ def table_text(block: Table) -> str:
     return fence(plain_table(block), "")
 
 
+def inline_value(paragraph: Paragraph) -> str | None:
+    """A moment as Discord timestamps (each reader sees their own time, and how far off it is); a
+    command as code: `/interview topic:x`."""
+    value = paragraph.inline
+    if isinstance(value, Moment):
+        return f"<t:{value.at}:t> (<t:{value.at}:R>)"
+    if isinstance(value, CommandHint):
+        return f"`/{value.name} topic:{value.argument}`" if value.argument else f"`/{value.name}`"
+    return None
+
+
 def block_text(block: Block) -> str:
     if isinstance(block, Paragraph):
         text = inline(block.text)
-        return f"**{text}**" if block.style == "title" else f"*{text}*" if block.style == "muted" else text
+        text = f"**{text}**" if block.style == "title" else f"*{text}*" if block.style == "muted" else text
+        return fill_slot(text, inline_value(block))
     if isinstance(block, CodeBlock):
         return fence(block.code, block.language or "python")
     if isinstance(block, Table):
@@ -125,10 +138,11 @@ def _pieces(text: str, limit: int) -> list[str]:
 
 
 def _split_header(message: Message) -> tuple[str | None, list[str], list[Block]]:
-    """(title, footer lines, body blocks): the first title and the trailing muted paragraphs taken out."""
+    """(title, footer lines, body blocks): the first title and the trailing muted paragraphs taken out
+    (not one with an inline value: a footer shows no timestamps or Markdown)."""
     blocks = list(message.blocks)
     footer: list[str] = []
-    while blocks and isinstance(blocks[-1], Paragraph) and blocks[-1].style == "muted":
+    while blocks and isinstance(blocks[-1], Paragraph) and blocks[-1].style == "muted" and blocks[-1].inline is None:
         footer.insert(0, plain(blocks.pop().text))
     title = None
     if blocks and isinstance(blocks[0], Paragraph) and blocks[0].style == "title":

@@ -10,7 +10,7 @@ from telegram import ChatMember, Update
 from telegram.ext import ContextTypes
 
 from adapters.telegram.services import PLATFORM, chat_ref, refs, reply, reply_key, services, user_ref
-from bot.text.commands import help_message
+from bot.text.commands import group_welcome_message
 from bot.text.messages import Message, Paragraph
 
 log = logging.getLogger(__name__)
@@ -84,7 +84,8 @@ async def leaderboard(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
 
 
 async def membership(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """The bot was added to, removed from or blocked in a chat."""
+    """The bot was added to, removed from or blocked in a chat. Added to a group: one short welcome
+    (Telegram also sends new_chat_members then; this update alone answers, so it is said once)."""
     changed = update.my_chat_member
     if changed is None:
         return
@@ -99,7 +100,7 @@ async def membership(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
             await core.unsubscribe(chat)
     elif is_in and not was_in and chat.kind == "group":
         log.info("chat %d: the bot was added", changed.chat.id)
-        await reply(update, context, help_message(await core.language(chat=chat), "group"))
+        await reply(update, context, group_welcome_message(await core.language(chat=chat)))
 
 
 async def migrated(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -52,7 +52,8 @@ async def begin_interview(update: Update, context: ContextTypes.DEFAULT_TYPE, fi
 
 
 async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """/start [payload]: a welcome; a deep link interview_<topic> starts an interview on that topic."""
+    """/start [payload]: a welcome and the topic menu at once (or the interview in progress); a deep link
+    interview_<topic> starts an interview on that topic."""
     payload = context.args[0] if context.args else ""
     if payload.startswith(INTERVIEW_LINK) and len(payload) > len(INTERVIEW_LINK):
         await begin_interview(update, context, InterviewFilters(topics=(payload[len(INTERVIEW_LINK):],)))
@@ -64,6 +65,8 @@ async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if current is not None:
         await reply(update, context, Message((Paragraph(t(language, "interview.resumed"), "muted"),)))
         await deliver(context, int(chat.platform_id), current)
+    else:
+        await reply(update, context, topic_menu(services(context).core.bank, language))
 
 
 async def interview(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from bot.bank.loader import Bank
 from bot.domain import InterviewFilters
 from bot.text.i18n import t
+from bot.text.units import counted
 from bot.limits import CALLBACK_DATA_MAX_BYTES
 from bot.text.messages import Button, Message, Paragraph
 from bot.interview.view import topic_label
@@ -74,8 +75,8 @@ def chosen_message(bank: Bank, language: str, choice: MenuChoice) -> Message:
     """The menu after the last step: what was chosen, without buttons."""
     topic = topic_label(bank, choice.topic, language) if choice.topic else t(language, "help.any_topic")
     level = t(language, f"difficulty.{choice.level}") if choice.level else t(language, "help.any_level")
-    return Message((Paragraph(t(language, "telegram.menu_chosen", topic=topic, level=level, count=choice.count),
-                              "muted"),))
+    count = choice.count or COUNTS[1]
+    return Message((Paragraph(counted(language, "telegram.menu_chosen", count, topic=topic, level=level), "muted"),))
 
 
 def parse_menu(bank: Bank, data: str) -> MenuChoice | None:

@@ -13,7 +13,9 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.limits import CALLBACK_DATA_MAX_BYTES
 from bot.text.plaintext import table_text as plain_table
-from bot.text.messages import Block, CodeBlock, Message, OptionList, Paragraph, Table, inline_spans
+from bot.text.messages import (Block, CodeBlock, CommandHint, Message, Moment, OptionList, Paragraph, Table, fill_slot,
+                               inline_spans)
+from bot.text.plaintext import chat_command
 
 MESSAGE_LIMIT = 4096  # Telegram counts text after parsing; we count the HTML, which is never shorter
 CAPTION_LIMIT = 1024
@@ -102,12 +104,26 @@ def _inline(text: str, *, bold_allowed: bool = True) -> str:
     return "".join(out)
 
 
+def inline_value(paragraph: Paragraph) -> str | None:
+    """A moment in the chat's own zone (Telegram cannot show each reader theirs); a command as typed:
+    a bare one stays tappable, one with an argument is code (tap to copy)."""
+    value = paragraph.inline
+    if isinstance(value, Moment):
+        return html.escape(value.local, quote=False)
+    if isinstance(value, CommandHint):
+        typed = html.escape(chat_command(value), quote=False)
+        return f"<code>{typed}</code>" if value.argument else typed
+    return None
+
+
 def _paragraph(paragraph: Paragraph) -> str:
     if paragraph.style == "title":
-        return f"<b>{_inline(paragraph.text, bold_allowed=False)}</b>"
-    if paragraph.style == "muted":
-        return f"<i>{_inline(paragraph.text)}</i>"
-    return _inline(paragraph.text)
+        text = f"<b>{_inline(paragraph.text, bold_allowed=False)}</b>"
+    elif paragraph.style == "muted":
+        text = f"<i>{_inline(paragraph.text)}</i>"
+    else:
+        text = _inline(paragraph.text)
+    return fill_slot(text, inline_value(paragraph))
 
 
 def _options(options: OptionList) -> str:
@@ -152,7 +168,7 @@ def _halves(block: Block) -> tuple[Block, ...]:
     first, second = _cut(text)
     if isinstance(block, CodeBlock):
         return CodeBlock(first, block.language), CodeBlock(second, block.language)
-    return Paragraph(first, block.style), Paragraph(second, block.style)
+    return Paragraph(first, block.style, block.inline), Paragraph(second, block.style, block.inline)
 
 
 def _cut(text: str) -> tuple[str, str]:

@@ -93,8 +93,14 @@ def _validate(args: argparse.Namespace, settings: Settings) -> int:
         where = ", ".join(str(path) for path in _bank_paths(args, settings)) or "the shipped bank"
         print(f"no question files found in {where} (*.yaml, looping links skipped)", file=sys.stderr)
         return 1
-    print(f"ok: {len(bank.questions)} questions in {len(bank.topics)} topics, {len(bank.files)} files")
+    print(f"ok: {_many(len(bank.questions), 'question')} in {_many(len(bank.topics), 'topic')}, "
+          f"{_many(len(bank.files), 'file')}")
     return 0
+
+
+def _many(count: int, noun: str) -> str:
+    """'1 question', '3 questions': the bank report is English-only developer output."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _stats(args: argparse.Namespace, settings: Settings) -> int:

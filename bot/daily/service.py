@@ -200,7 +200,8 @@ class DailyService:
         asked = await records.get_asked(self.db, post.asked_id)
         assert asked is not None
         delivery = Delivery(asked, question, 1, 1, self._language(record), None)
-        state, error = await self._send(port, record, daily_question_message(self.bank, delivery, 0), post)
+        message = daily_question_message(self.bank, delivery, 0, chat_zone(subscription))
+        state, error = await self._send(port, record, message, post)
         await posts.mark_post(self.db, post.id, state, self.clock.now(), error)
         log.info("chat %d: daily post %d (asked %d) %s", record.id, post.id, post.asked_id, state)
         return await posts.get_post(self.db, post.id)
@@ -286,7 +287,8 @@ class DailyService:
             return None
         stats = await posts.post_stats(self.db, asked_id, fastest=0)
         delivery = Delivery(asked, question, 1, 1, self._language(record), None)
-        return daily_question_message(self.bank, delivery, stats.answered)
+        zone_of_chat = chat_zone(await posts.get_subscription(self.db, record.id))
+        return daily_question_message(self.bank, delivery, stats.answered, zone_of_chat)
 
     async def reveal_due(self) -> int:
         """Every reveal that is due, as one paced broadcast (a thousand posts at 09:00 reveal together)."""

@@ -2,21 +2,34 @@
 
 from __future__ import annotations
 
+from zoneinfo import ZoneInfo
+
 from bot.bank.loader import Bank
 from bot.interview.engine import Delivery
 from bot.text.i18n import t
 from bot.text.names import clean_name, short_name
 from bot.text.markup import parse_markup
-from bot.text.messages import Block, Message, Paragraph
+from bot.text.messages import SLOT, Block, Message, Paragraph
+from bot.text.units import moment, percent, seconds_exact, span
 from bot.interview.view import explanation_blocks, option_lines, question_message, topic_label
 from bot.store.daily import PostStats, Subscription
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 
-def daily_question_message(bank: Bank, delivery: Delivery, answered: int) -> Message:
-    """The posted question; a counter of answers (never who answered what) while it is open."""
-    message = question_message(bank, delivery)
+def reveal_note(delivery: Delivery, tz: ZoneInfo) -> Paragraph | None:
+    """When the answer is revealed: in the chat's zone, or each reader's own time where the platform can."""
+    asked = delivery.asked
+    if asked.deadline is None:
+        return None
+    return Paragraph(t(delivery.language, "question.reveal_at", slot=SLOT), "muted",
+                     moment(delivery.language, asked.deadline, tz, asked.asked_at))
+
+
+def daily_question_message(bank: Bank, delivery: Delivery, answered: int, tz: ZoneInfo) -> Message:
+    """The posted question, when its answer comes (in the chat's zone `tz`), and a counter of answers
+    (never who answered what) while it is open."""
+    message = question_message(bank, delivery, note=reveal_note(delivery, tz))
     if answered:
         counter = Paragraph(t(delivery.language, "daily.answered_so_far", count=answered), "muted")
         return Message((*message.blocks, counter), message.buttons)
@@ -34,10 +47,10 @@ def reveal_message(bank: Bank, delivery: Delivery, stats: PostStats) -> Message:
         Paragraph(t(language, "daily.answer_is", letter=letter)),
         *explanation_blocks(question, language),
     ]
-    percent = round(100 * stats.right / stats.answered) if stats.answered else 0
-    blocks.append(Paragraph(t(language, "daily.stats", answered=stats.answered, percent=percent)))
+    blocks.append(Paragraph(t(language, "daily.stats", answered=stats.answered,
+                              percent=percent(stats.right, stats.answered))))
     if stats.fastest:
-        names = ", ".join(f"{short_name(clean_name(name))} ({ms / 1000:.1f} s)" for name, ms in stats.fastest)
+        names = ", ".join(f"{short_name(clean_name(name))} ({seconds_exact(language, ms)})" for name, ms in stats.fastest)
         blocks.append(Paragraph(t(language, "daily.fastest", names=names)))
     return Message(tuple(blocks))
 
@@ -53,5 +66,5 @@ def subscription_message(bank: Bank, subscription: Subscription | None, language
     return Message((
         Paragraph(t(language, "daily.settings_title"), "title"),
         Paragraph(t(language, "daily.settings", time=subscription.post_time, timezone=subscription.timezone,
-                    days=days, topic=topic, level=level, hours=round(subscription.reveal_after_s / 3600, 1))),
+                    days=days, topic=topic, level=level, hours=span(language, subscription.reveal_after_s))),
     ))

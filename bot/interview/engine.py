@@ -23,6 +23,7 @@ from bot.domain import AskedQuestion, InterviewFilters, Question, RecordedAnswer
 from bot.limits import INTERVIEW_COUNT_MAX, INTERVIEW_COUNT_MIN, TIME_LIMIT_MAX_S, TIME_LIMIT_MIN_S
 from bot.errors import AnswerRefused, UserError
 from bot.interview.report import build_report
+from bot.text.i18n import t
 from bot.interview.selection import plan_interview, shuffled_options
 from bot.store import interviews as records
 from bot.store.database import Database
@@ -99,9 +100,17 @@ class InterviewEngine:
             self.db, person.id, self.clock.now() - RECENT.total_seconds())
         plan = plan_interview(self.bank, filters, seen, self.rng)
         if not plan:
-            raise InterviewError("interview.none_found", topics=", ".join(filters.topics) or "*",
-                                 level=str(filters.difficulty or filters.seniority or "*"))
+            raise self._none_found(filters, caller.language)
         return await self._begin(caller, filters, plan, "interview")
+
+    def _none_found(self, filters: InterviewFilters, language: str) -> InterviewError:
+        """No question matches: the choices named as menus name them (titles, levels), not ids or '*'."""
+        topics = ", ".join(self.bank.topics[name].label(language) for name in filters.topics)
+        if filters.difficulty:
+            level = t(language, f"difficulty.{filters.difficulty}")
+        else:
+            level = filters.seniority or t(language, "daily.any_level")
+        return InterviewError("interview.none_found", topics=topics or t(language, "interview.all_topics"), level=level)
 
     async def start_review(self, caller: Caller, count: int = 10) -> Delivery | None:
         """An interview over the user's review cards that are due now, most overdue first; None if none is."""

@@ -8,15 +8,15 @@ from bot.domain import AskedQuestion, Breakdown, QuestionResult, RecordedAnswer,
 
 def build_report(interview_id: int, status: str, bank: Bank,
                  asked: list[tuple[AskedQuestion, RecordedAnswer | None]]) -> Report:
-    """A report from what the store recorded; questions no longer in the bank are left out."""
+    """A report from what the store recorded. Only answered questions count (a timeout is an answer,
+    a wrong one); the question on screen when an interview was stopped does not. Questions no longer
+    in the bank are left out."""
     results: list[QuestionResult] = []
     for delivery, answer in asked:
         question = bank.get(delivery.question_id)
-        if question is None:
+        if question is None or answer is None:
             continue
-        chosen = answer.option_index if answer else None
-        results.append(QuestionResult(question, delivery, chosen, bool(answer and answer.correct),
-                                      answer.latency_ms if answer else None))
+        results.append(QuestionResult(question, delivery, answer.option_index, answer.correct, answer.latency_ms))
     by_topic = tally((result.question.topic, result.correct) for result in results)
     by_difficulty = tally((result.question.difficulty, result.correct) for result in results)
     times = [result.latency_ms for result in results if result.latency_ms is not None]

@@ -52,7 +52,7 @@ class InterviewService:
         if report is None:
             return None
         interview = await records.get_interview(self.db, report.interview_id)
-        return report_message(self.bank, report, interview.language if interview else caller.language)
+        return await self._report(report, interview.language if interview else caller.language, caller)
 
     async def latest_report(self, caller: Caller) -> Report | None:
         return await self.engine.latest_report(caller)
@@ -60,15 +60,26 @@ class InterviewService:
     async def answer(self, caller: Caller, asked: AskedQuestion, letter: str) -> ClickReply:
         """The clicked answer recorded: the pop-up verdict, the question edited, what comes next."""
         result = await self.engine.answer_asked(caller, asked, letter)
-        return ClickReply(verdict(result), edit=result_message(self.bank, result), follow_ups=self._after(result),
-                          correct=result.correct, result=result, feedback=feedback_message(result))
+        return ClickReply(verdict(result), edit=result_message(self.bank, result),
+                          follow_ups=await self._after(result, caller), correct=result.correct, result=result,
+                          feedback=feedback_message(result))
 
-    def _after(self, result: AnswerResult) -> tuple[Outgoing, ...]:
+    async def _after(self, result: AnswerResult, caller: Caller | None = None) -> tuple[Outgoing, ...]:
         if result.next is not None:
             return (self._question(result.next),)
         if result.report is not None:
-            return (Outgoing(report_message(self.bank, result.report, result.delivery.language)),)
+            return (Outgoing(await self._report(result.report, result.delivery.language, caller)),)
         return ()
+
+    async def _report(self, report: Report, language: str, caller: Caller | None) -> Message:
+        """The report, ending with the next step: the review cards due now are part of it."""
+        if caller is not None and caller.user is not None:
+            user_id: int | None = caller.user.id
+        else:  # a deadline ended the interview: no one clicked
+            interview = await records.get_interview(self.db, report.interview_id)
+            user_id = interview.user_id if interview else None
+        due = await due_count(self.db, user_id, self.clock.now(), known=self.bank.questions) if user_id else 0
+        return report_message(self.bank, report, language, due)
 
     async def review(self, caller: Caller) -> Outgoing:
         """Start a review of the due missed questions, or say when the next one is due."""
@@ -101,7 +112,7 @@ class InterviewService:
             ref = await records.message_ref(self.db, result.delivery.asked.id)
             if ref is not None:
                 await port.edit(chat.address, ref, result_message(self.bank, result))
-            for outgoing in self._after(result):
+            for outgoing in await self._after(result):
                 new_ref = await port.send(chat.address, outgoing.message)
                 if outgoing.asked_id is not None:
                     await records.set_message_ref(self.db, outgoing.asked_id, new_ref)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from bot.bank.loader import Bank
-from bot.domain import LETTERS, Question, Report
+from bot.domain import LETTERS, Breakdown, Question, QuestionResult, Report
 from bot.interview.engine import AnswerResult, Delivery
 from bot.text.i18n import t
-from bot.text.units import duration, percent
+from bot.text.units import counted, duration, percent
 from bot.limits import BUTTON_LABEL_MAX, SHORT_OPTION_MAX
 from bot.text.markup import parse_markup
-from bot.text.messages import Block, Button, Message, OptionLine, OptionList, Paragraph
+from bot.text.messages import SLOT, Block, Button, CommandHint, Message, OptionLine, OptionList, Paragraph
 from bot.tokens import answer_token
 
 
@@ -60,15 +60,24 @@ def answer_buttons(delivery: Delivery) -> tuple[tuple[Button, ...], ...]:
     return (tuple(Button(letter.upper(), answer_token(delivery.asked.id, letter)) for letter in letters),)
 
 
-def question_message(bank: Bank, delivery: Delivery, *, list_options: bool = False) -> Message:
+def time_limit_note(delivery: Delivery) -> Paragraph | None:
+    """A timed interview question's limit, as a duration in the reader's language."""
+    if delivery.asked.deadline is None or delivery.interview_id is None:
+        return None
+    ms = round(1000 * (delivery.asked.deadline - delivery.asked.asked_at))
+    return Paragraph(t(delivery.language, "question.time_limit", time=duration(delivery.language, ms)), "muted")
+
+
+def question_message(bank: Bank, delivery: Delivery, *, list_options: bool = False,
+                     note: Paragraph | None = None) -> Message:
     """The question as first shown: header, stem, options (listed when they do not fit buttons, or when
-    `list_options` asks, as a console does), buttons."""
+    `list_options` asks, as a console does), a note (the time limit, or the daily reveal), buttons."""
     blocks: list[Block] = [_header(bank, delivery), *parse_markup(delivery.question.stem(delivery.language))]
     if list_options or not options_fit_buttons(delivery.question, delivery.language):
         blocks.append(option_lines(delivery))
-    if delivery.asked.deadline is not None:
-        seconds = round(delivery.asked.deadline - delivery.asked.asked_at)
-        blocks.append(Paragraph(t(delivery.language, "question.time_limit", seconds=seconds), "muted"))
+    note = note or time_limit_note(delivery)
+    if note is not None:
+        blocks.append(note)
     return Message(tuple(blocks), answer_buttons(delivery))
 
 
@@ -103,36 +112,98 @@ def result_message(bank: Bank, result: AnswerResult) -> Message:
     return Message(tuple(blocks))
 
 
-def report_message(bank: Bank, report: Report, language: str) -> Message:
-    """The scored report: score, time, per topic and difficulty, the weakest topic, what to review."""
+def report_message(bank: Bank, report: Report, language: str, due: int = 0) -> Message:
+    """The scored report: score, time, per topic and difficulty, what to review (what was chosen, what
+    is right), and the next step as a command; `due` is how many review cards wait."""
     blocks: list[Block] = [Paragraph(t(language, "report.title"), "title")]
     if report.status == "stopped":
         blocks.append(Paragraph(t(language, "report.stopped"), "muted"))
-    blocks.append(Paragraph(t(language, "report.score", score=report.score, total=report.total,
-                              percent=percent(report.score, report.total))))
-    blocks.append(Paragraph(t(language, "report.time", total=duration(language, report.total_time_ms),
-                              mean=duration(language, report.mean_time_ms))))
-    topic_lines = [t(language, "report.line", name=topic_label(bank, name, language), right=b.right, total=b.total,
-                     percent=percent(b.right, b.total)) for name, b in report.by_topic.items()]
-    difficulty_lines = [t(language, "report.line", name=t(language, f"difficulty.{level}"), right=b.right,
-                          total=b.total, percent=percent(b.right, b.total)) for level, b in report.by_difficulty.items()]
-    if topic_lines:
-        blocks.append(Paragraph(t(language, "report.by_topic"), "title"))
-        blocks.append(Paragraph("\n".join(f"- {line}" for line in topic_lines)))
-        blocks.append(Paragraph(t(language, "report.by_difficulty"), "title"))
-        blocks.append(Paragraph("\n".join(f"- {line}" for line in difficulty_lines)))
-    if report.weakest_topic:
-        blocks.append(Paragraph(t(language, "report.weakest", topic=topic_label(bank, report.weakest_topic, language))))
-    if report.missed:
-        blocks.append(Paragraph(t(language, "report.missed"), "title"))
-        for missed in report.missed:
-            stem = parse_markup(missed.question.stem(language))
-            first = next((b.text for b in stem if isinstance(b, Paragraph)), missed.question.id)
-            short = first if len(first) <= 140 else first[:137] + "..."
-            blocks.append(Paragraph(t(language, "report.missed_line", id=missed.question.id, stem=short)))
-            key = missed.question.options[missed.question.correct_index].text(language)
-            blocks.append(Paragraph(t(language, "report.answer_was", answer=key)))
-            blocks.extend(parse_markup(missed.question.explain(language)))
-    elif report.total:
-        blocks.append(Paragraph(t(language, "report.perfect")))
+    if report.total == 0:
+        blocks.append(Paragraph(t(language, "report.no_answers")))
+    else:
+        blocks += score_blocks(bank, report, language)
+        blocks += review_blocks(report, language)
+    blocks += next_step_blocks(bank, report, language, due)
     return Message(tuple(blocks))
+
+
+def _tally_line(language: str, name: str, tally: Breakdown) -> str:
+    return "- " + t(language, "report.line", name=name, right=tally.right, total=tally.total,
+                    percent=percent(tally.right, tally.total))
+
+
+def score_blocks(bank: Bank, report: Report, language: str) -> list[Block]:
+    """Score, time, and accuracy per topic and per difficulty."""
+    return [
+        Paragraph(t(language, "report.score", score=report.score, total=report.total,
+                    percent=percent(report.score, report.total))),
+        Paragraph(t(language, "report.time", total=duration(language, report.total_time_ms),
+                    mean=duration(language, report.mean_time_ms))),
+        Paragraph(t(language, "report.by_topic"), "title"),
+        Paragraph("\n".join(_tally_line(language, topic_label(bank, name, language), tally)
+                            for name, tally in report.by_topic.items())),
+        Paragraph(t(language, "report.by_difficulty"), "title"),
+        Paragraph("\n".join(_tally_line(language, t(language, f"difficulty.{level}"), tally)
+                            for level, tally in report.by_difficulty.items())),
+    ]
+
+
+STEM_SHOWN = 140  # characters of a missed question's stem in the report
+OPTION_SHOWN = 80  # characters of an option quoted in "you chose ..."
+
+
+def cut_at_word(text: str, limit: int) -> str:
+    """`text` within `limit` characters, cut at a word (never mid-word unless one word is that long)."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    if cut < limit // 2:
+        cut = limit - 1
+    return text[:cut].rstrip(" ,;:.") + "…"
+
+
+def _first_paragraph(question: Question, language: str) -> str:
+    stem = parse_markup(question.stem(language))
+    return next((block.text for block in stem if isinstance(block, Paragraph)), question.id)
+
+
+def choice_line(missed: QuestionResult, language: str) -> str:
+    """'You chose C (28 GB); the answer is A (42 GB).', or that the time ran out."""
+    question = missed.question
+
+    def option(index: int) -> str:
+        return cut_at_word(question.options[index].text(language), OPTION_SHOWN)
+
+    values = {"letter": missed.correct_letter.upper(), "answer": option(question.correct_index)}
+    if missed.chosen_index is None:
+        return t(language, "report.ran_out", **values)
+    return t(language, "report.you_chose", chosen=(missed.chosen_letter or "?").upper(),
+             chosen_text=option(missed.chosen_index), **values)
+
+
+def review_blocks(report: Report, language: str) -> list[Block]:
+    """Each missed question: its stem cut at a word, what was chosen and what is right, the explanation."""
+    if not report.missed:
+        return [Paragraph(t(language, "report.perfect"))]
+    blocks: list[Block] = [Paragraph(t(language, "report.missed"), "title")]
+    for missed in report.missed:
+        stem = cut_at_word(_first_paragraph(missed.question, language), STEM_SHOWN)
+        blocks.append(Paragraph(t(language, "report.missed_line", id=missed.question.id, stem=stem)))
+        blocks.append(Paragraph(choice_line(missed, language)))
+        blocks.extend(parse_markup(missed.question.explain(language)))
+    return blocks
+
+
+def next_step_blocks(bank: Bank, report: Report, language: str, due: int) -> list[Block]:
+    """The report's last word: what to do next, as a command to tap or type (reviews when due, the
+    weakest topic, else a new interview)."""
+    steps: list[Block] = []
+    if due:
+        steps.append(Paragraph(counted(language, "report.next_review", due, slot=SLOT), inline=CommandHint("review")))
+    if report.weakest_topic:
+        steps.append(Paragraph(t(language, "report.next_weakest", slot=SLOT,
+                                 topic=topic_label(bank, report.weakest_topic, language)),
+                               inline=CommandHint("interview", report.weakest_topic)))
+    else:
+        steps.append(Paragraph(t(language, "report.next_again", slot=SLOT), inline=CommandHint("interview")))
+    return [Paragraph(t(language, "report.next_title"), "title"), *steps]

@@ -1,4 +1,6 @@
-"""The progress chart: weekly accuracy per topic over answers per week, drawn in a child process.
+"""The progress chart, drawn in a child process: with a few weeks of answers, weekly accuracy per topic
+over answers per week; before that (a line needs points to say anything), accuracy per topic as bars
+with their counts.
 
 matplotlib costs a running bot about 37 MB once loaded, for a chart asked for now and then, so it
 lives in a worker process, kept warm while charts are asked for and closed after five idle minutes
@@ -14,6 +16,7 @@ import logging
 import multiprocessing
 from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
 from bot.progress.stats import Progress
 from bot.text.i18n import t
@@ -23,6 +26,9 @@ CHART_SIZE_PX = (800, 450)
 CHART_DPI = 100
 CHART_MAX_TICKS = 10
 CHART_MAX_TOPICS = 8  # more lines than this are unreadable; the tables still list every topic
+WEEKS_FOR_LINES = 3  # fewer weeks than this: the bars (one week of lines is a dot over a grey block)
+BARS_MAX_TOPICS = 12
+BAR_COLOUR, TRACK_COLOUR = "#3b75af", "#e4e4e4"
 
 
 def _chart_topics(progress: Progress) -> list[str]:
@@ -31,20 +37,62 @@ def _chart_topics(progress: Progress) -> list[str]:
     return sorted(busiest[:CHART_MAX_TOPICS])
 
 
+def chart_kind(progress: Progress) -> str:
+    """"lines" once there are WEEKS_FOR_LINES weeks of answers, "bars" before."""
+    return "lines" if len(progress.weeks) >= WEEKS_FOR_LINES else "bars"
+
+
 def progress_chart_png(progress: Progress, language: str, labels: Mapping[str, str] | None = None) -> bytes:
-    """Weekly accuracy per topic (lines, 0-100 %) over answers per week (bars), as PNG bytes.
+    """The chart as PNG bytes: the weekly lines, or the topic bars while there are too few weeks.
 
     Draws on its own Figure and Agg canvas: no pyplot, so no global figure state or backend switch
-    leaks into a long-running bot. `labels` maps topic names to what the legend shows.
+    leaks into a long-running bot. `labels` maps topic names to what the chart shows.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.dates import DateFormatter
     from matplotlib.figure import Figure
 
-    labels = labels or {}
     width, height = CHART_SIZE_PX
     figure = Figure(figsize=(width / CHART_DPI, height / CHART_DPI), dpi=CHART_DPI, layout="constrained")
     FigureCanvasAgg(figure)
+    if chart_kind(progress) == "lines":
+        _weekly_lines(figure, progress, language, labels or {})
+    else:
+        _topic_bars(figure, progress, language, labels or {})
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=CHART_DPI)
+    return buffer.getvalue()
+
+
+def _topic_bars(figure: Any, progress: Progress, language: str, labels: Mapping[str, str]) -> None:
+    """Accuracy per topic as horizontal bars on a 0-100 % track, each with its right/answered count,
+    the weakest topic first."""
+    busiest = sorted(progress.by_topic, key=lambda topic: (-progress.by_topic[topic].total, topic))[:BARS_MAX_TOPICS]
+    # the weakest at the top, where the eye starts (barh draws row 0 at the bottom)
+    topics = sorted(busiest, key=lambda topic: (progress.by_topic[topic].accuracy, labels.get(topic, topic)),
+                    reverse=True)
+    axes = figure.add_subplot()
+    rows = range(len(topics))
+    shares = [100 * progress.by_topic[topic].accuracy for topic in topics]
+    axes.barh(rows, [100] * len(topics), color=TRACK_COLOUR, height=0.6)
+    axes.barh(rows, shares, color=BAR_COLOUR, height=0.6)
+    for row, topic, share in zip(rows, topics, shares):
+        tally = progress.by_topic[topic]
+        axes.text(101.5, row, t(language, "progress.chart.count", percent=round(share), right=tally.right,
+                                total=tally.total), va="center", fontsize="medium")
+    axes.set_yticks(list(rows), [labels.get(topic, topic) for topic in topics])
+    axes.set_xlim(0, 125)
+    axes.set_xticks([0, 25, 50, 75, 100])
+    axes.set_xlabel(t(language, "progress.chart.accuracy"))
+    axes.spines[["top", "right"]].set_visible(False)
+    axes.spines["bottom"].set_bounds(0, 100)
+    axes.tick_params(axis="y", length=0)
+    axes.set_title(t(language, "progress.chart.bars_title", weeks=WEEKS_FOR_LINES))
+
+
+def _weekly_lines(figure: Any, progress: Progress, language: str, labels: Mapping[str, str]) -> None:
+    """Weekly accuracy per topic (lines, 0-100 %) over answers per week (grey bars)."""
+    from matplotlib.dates import DateFormatter
+
     accuracy_axes = figure.add_subplot()
     count_axes = accuracy_axes.twinx()
     weeks = progress.weeks
@@ -66,9 +114,6 @@ def progress_chart_png(progress: Progress, language: str, labels: Mapping[str, s
     accuracy_axes.xaxis.set_major_formatter(DateFormatter("%d.%m" if language == "tr" else "%d %b"))
     accuracy_axes.set_title(t(language, "progress.chart.title"))
     accuracy_axes.legend(loc="upper left", fontsize="small")
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=CHART_DPI)
-    return buffer.getvalue()
 
 
 class ChartWorker:

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from bot.bank.loader import Bank
 from bot.domain import Breakdown
 from bot.text.i18n import t
-from bot.text.units import duration, percent
+from bot.text.units import counted, duration, percent
 from bot.text.messages import Block, Message, Paragraph, Table
 from bot.interview.view import topic_label
 from bot.progress.chart import progress_chart_png
@@ -39,7 +39,7 @@ def progress_message(bank: Bank, progress: Progress, language: str, image: bytes
                     percent=percent(progress.right, progress.answered))),
     ]
     if progress.timed_out:
-        blocks.append(Paragraph(t(language, "progress.timed_out", count=progress.timed_out), "muted"))
+        blocks.append(Paragraph(counted(language, "progress.timed_out", progress.timed_out), "muted"))
     header = (t(language, "progress.answered"), t(language, "progress.right_percent"))
     labels = chart_labels(bank, progress, language)
     topic_rows = sorted((_row(language, labels[topic], tally) for topic, tally in progress.by_topic.items()),

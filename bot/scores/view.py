@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.text.i18n import t
+from bot.text.units import counted
 from bot.text.names import clean_name, short_name
 from bot.text.messages import Block, Message, Paragraph, Table
 from bot.scores.boards import Board, BoardRow, GroupRow, MIN_ACTIVE_MEMBERS
@@ -25,7 +26,7 @@ def board_message(board: Board, language: str, caller_id: int | None = None) -> 
     blocks.append(Table(header, tuple(rows)))
     mine = board.me or next((row for row in board.rows if row.user_id == caller_id), None)
     if mine is not None:
-        blocks.append(Paragraph(t(language, "board.you", rank=mine.rank, points=mine.points)))
+        blocks.append(Paragraph(counted(language, "board.you", mine.points, rank=mine.rank, points=mine.points)))
     return Message(tuple(blocks))
 
 

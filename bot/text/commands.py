@@ -61,6 +61,13 @@ def help_message(language: str, where: Literal["private", "group"], *, keys: str
                     Paragraph(t(language, "help.commands_title"), "title"), Paragraph(lines)))
 
 
+def group_welcome_message(language: str, start_key: str = "help.group_welcome_start") -> Message:
+    """The first words in a group the bot was just added to: what it does here and how an admin starts
+    the daily question (`start_key`: the platform's way of typing /subscribe)."""
+    return Message((Paragraph(t(language, "help.group_welcome_title"), "title"),
+                    Paragraph(t(language, "help.group_welcome")), Paragraph(t(language, start_key))))
+
+
 def welcome_message(language: str) -> Message:
     return Message((Paragraph(t(language, "help.welcome_title"), "title"), Paragraph(t(language, "help.welcome")),
                     Paragraph(t(language, "help.welcome_next"))))

@@ -13,9 +13,37 @@ from typing import Literal
 
 
 @dataclass(frozen=True)
+class Moment:
+    """An instant in a sentence. Discord shows each reader their own time (`<t:at:t>`); elsewhere
+    `local` is shown: the same instant already written in the chat's zone and language by the core."""
+
+    at: int  # Unix seconds
+    local: str
+
+
+@dataclass(frozen=True)
+class CommandHint:
+    """A command to tap or type as the next step, with its one argument (a topic name) if any; each
+    platform writes it its own way (`/interview x`, `/interview topic:x`, `--topic x`)."""
+
+    name: str
+    argument: str | None = None
+
+
+Inline = Moment | CommandHint
+SLOT = "{slot}"  # where a paragraph's inline value goes in its text
+
+
+@dataclass(frozen=True)
 class Paragraph:
     text: str
     style: Literal["plain", "title", "muted"] = "plain"
+    inline: Inline | None = None  # fills the text's one SLOT, rendered natively by each platform
+
+
+def fill_slot(rendered: str, shown: str | None) -> str:
+    """A paragraph's rendered text with its slot filled (`shown` already in the renderer's markup)."""
+    return rendered if shown is None else rendered.replace(SLOT, shown, 1)
 
 
 @dataclass(frozen=True)

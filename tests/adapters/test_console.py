@@ -53,6 +53,25 @@ def test_turkish_text_mode(tmp_path) -> None:
     assert "Soru 1/1" in done.stdout and "Mülakat raporu" in done.stdout and "Neden" in done.stdout
 
 
+@pytest.mark.parametrize("language,opening,no_answers,score", [
+    ("en", "Mock interview: 1 question. Topics: Leakage basics (test fixture).", "No answers yet", "Score:"),
+    ("tr", "Deneme mülakatı: 1 soru. Konular: Sızıntı temelleri (test verisi).", "Henüz cevap yok", "Puan:"),
+])
+def test_quitting_before_the_first_answer_reports_no_answers(tmp_path, language, opening, no_answers, score) -> None:
+    done = run(["console", "--count", "1", "--lang", language, "--topic", "leakage-basics"], "q\n",
+               tmp_path / "db.sqlite3")
+    assert done.returncode == 0, done.stderr
+    assert opening in done.stdout and no_answers in done.stdout and score not in done.stdout
+    assert done.stdout.rstrip().endswith("interview-bot console"), "the next step as the terminal types it"
+
+
+def test_a_console_report_names_the_next_step_as_a_terminal_command(tmp_path) -> None:
+    done = run(["console", "--count", "3", "--topic", "sync-basics", "--seed", "4"], "d\nd\nd\n", tmp_path / "db")
+    assert done.returncode == 0, done.stderr
+    assert "You chose D" in done.stdout and "/review" not in done.stdout
+    assert " ".join(done.stdout.split()).endswith("interview-bot console --topic sync-basics")
+
+
 def test_quit_and_resume_after_a_restart(tmp_path) -> None:
     db = tmp_path / "db.sqlite3"
     stopped = run(["console", "--count", "3", "--seed", "2"], "a\nq\n", db)

@@ -21,9 +21,9 @@ GROUP_REF = ChatRef("telegram", str(GROUP_ID), "group", "ML study group")
 
 async def test_a_429_is_waited_out_and_retried_without_a_duplicate(bot: Harness) -> None:
     bot.api.fail("sendMessage", "retry_after", value=3)
-    await bot.command(ALICE, private(ALICE), "/start")
-    assert len(bot.api.calls_of("sendMessage")) == 2 and bot.sleeps == [3.0]
-    assert len(bot.api.sent_to(ALICE["id"])) == 1
+    await bot.command(ALICE, private(ALICE), "/start")  # the welcome (retried once), then the topic menu
+    assert len(bot.api.calls_of("sendMessage")) == 3 and bot.sleeps == [3.0]
+    assert len(bot.api.sent_to(ALICE["id"])) == 2
 
 
 async def test_forbidden_deactivates_the_subscription(bot: Harness, clock) -> None:
@@ -47,7 +47,7 @@ async def test_removal_from_a_group_deactivates_the_subscription(bot: Harness) -
     assert not (await get_subscription(bot.core.db, record.id)).active
     added = {**change, "old_chat_member": change["new_chat_member"], "new_chat_member": change["old_chat_member"]}
     await bot.process({"my_chat_member": added})
-    assert "daily interview question for the group" in bot.api.last(GROUP_ID).html
+    assert "/subscribe 09:00 Europe/Istanbul" in bot.api.last(GROUP_ID).html
 
 
 async def test_a_migrated_group_is_followed(bot: Harness) -> None:
@@ -91,7 +91,7 @@ async def test_an_unchanged_edit_is_ignored(bot: Harness) -> None:
 async def test_a_timed_interview_closes_at_its_deadline(bot: Harness, clock) -> None:
     await bot.command(ALICE, private(ALICE), "/interview sync-basics 2 30s")
     question = bot.api.last(ALICE["id"])
-    assert "You have 30 s." in question.html
+    assert "You have 30 s per question." in question.html
     clock.advance(31)
     await bot.core.tick()
     assert question.markup is None and "Time is up" in question.html

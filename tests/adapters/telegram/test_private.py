@@ -8,7 +8,7 @@ from tests.adapters.telegram.conftest import ALICE, Harness, private
 async def test_a_whole_interview_in_a_private_chat(bot: Harness) -> None:
     dm, chat_id = private(ALICE), ALICE["id"]
     await bot.command(ALICE, dm, "/start")
-    assert "Welcome to interview-bot" in bot.api.last(chat_id).html
+    assert "Welcome to interview-bot" in bot.api.sent_to(chat_id)[0].html
     await bot.command(ALICE, dm, "/interview sync-basics 3")
     for number in range(1, 4):
         question = bot.api.last(chat_id)

@@ -103,3 +103,14 @@ def test_menu_buttons_carry_ids_within_64_bytes(shipped, language: str) -> None:
         visible_text(parts(menu)[0])
         tokens = [button.token for row in menu.buttons for button in row]
         assert all(len(token.encode()) <= 64 and parse_menu(shipped, token) is not None for token in tokens)
+
+
+def test_inline_values_a_time_in_the_chats_zone_and_commands_to_tap_or_copy() -> None:
+    from bot.text.messages import CommandHint, Moment
+
+    message = Message((Paragraph("Answer revealed: {slot}.", "muted", Moment(1_800_000_000, "21:00, Europe/Istanbul")),
+                       Paragraph("Due <now>: {slot}", inline=CommandHint("review")),
+                       Paragraph("Weakest: {slot}", inline=CommandHint("interview", "sync-basics"))))
+    [text] = parts(message)
+    assert text == ("<i>Answer revealed: 21:00, Europe/Istanbul.</i>\n\nDue &lt;now&gt;: /review\n\n"
+                    "Weakest: <code>/interview sync-basics</code>")
