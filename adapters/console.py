@@ -54,11 +54,18 @@ def add_console_parser(commands: argparse._SubParsersAction) -> None:
     console.add_argument("--topic", action="append", default=[], metavar="TOPIC",
                          help="only this topic (repeatable, or comma-separated); see `questions stats`")
     console.add_argument("--count", type=int, default=5, metavar="N", help="number of questions (default 5)")
-    console.add_argument("--difficulty", type=int, choices=(1, 2, 3), help="only this difficulty")
+    console.add_argument("--difficulty", type=int, choices=(1, 2, 3),
+                         help="only this difficulty (pins it: the interview does not adapt)")
+    console.add_argument("--adaptive", action="store_true", default=None,
+                         help="each question chosen at your current level (the default unless --difficulty "
+                              "or --seed is given)")
+    console.add_argument("--stop-when-sure", action="store_true",
+                         help="an adaptive interview may end before --count once your level is clear")
     console.add_argument("--seniority", choices=SENIORITIES, help="only this seniority")
     console.add_argument("--time-limit", type=int, metavar="SECONDS", help="seconds per question (default: none)")
     console.add_argument("--lang", choices=("tr", "en"), help="language (default: from LANG, else English)")
-    console.add_argument("--seed", type=int, help="seed the choice and order of questions (repeatable runs)")
+    console.add_argument("--seed", type=int, help="seed the choice and order of questions (repeatable runs; "
+                                                  "not adaptive unless --adaptive)")
     console.add_argument("--json", action="store_true",
                          help="print the final report as one JSON object on stdout (the interview goes to stderr)")
     console.add_argument("--resume", action="store_true", help="carry on with your unfinished interview")
@@ -196,7 +203,8 @@ async def _interview(args: argparse.Namespace, settings: Settings) -> int:
     user, chat = _terminal_user(_language(args, settings))
     filters = InterviewFilters(topics=tuple(p.strip() for ts in args.topic for p in ts.split(",") if p.strip()),
                                difficulty=args.difficulty, seniority=args.seniority, count=args.count,
-                               time_limit_s=args.time_limit, repeatable=args.seed is not None)
+                               time_limit_s=args.time_limit, repeatable=args.seed is not None,
+                               adaptive=args.adaptive, stop_when_sure=args.stop_when_sure)
     core = await Core.open(settings.db_path, settings.questions_path, rng=random.Random(args.seed))
     port = ConsolePort(out)
     try:
@@ -291,6 +299,8 @@ def report_json(report: Report) -> dict[str, Any]:
         "total_time_ms": report.total_time_ms,
         "mean_time_ms": report.mean_time_ms,
         "weakest_topic": report.weakest_topic,
+        "levels": {name: _level_json(level) for name, level in report.levels.items()},
+        "level": _level_json(report.level) if report.level is not None else None,
         "by_topic": {name: {"right": b.right, "total": b.total} for name, b in report.by_topic.items()},
         "by_difficulty": {str(level): {"right": b.right, "total": b.total} for level, b in report.by_difficulty.items()},
         "questions": [
@@ -300,3 +310,8 @@ def report_json(report: Report) -> dict[str, Any]:
             for r in report.results
         ],
     }
+
+
+def _level_json(level: Any) -> dict[str, Any]:
+    """A verdict as data: the band, the ability and its standard error (logits), the band's confidence."""
+    return {"band": level.band, "ability": level.ability, "se": level.se, "confidence": level.confidence}

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from collections.abc import Iterable
 from typing import Literal, TypeVar
 
+from bot.learner.verdict import Level
+
 Language = Literal["tr", "en"]
 LANGUAGES: tuple[Language, ...] = ("en", "tr")
 SENIORITIES: tuple[str, ...] = ("junior", "mid", "senior")
@@ -105,6 +107,8 @@ class InterviewFilters:
     count: int = 5
     time_limit_s: int | None = None
     repeatable: bool = False  # the same questions for the same seed, whatever was asked before (no "fresh first")
+    adaptive: bool | None = None  # None: adaptive unless the difficulty is pinned
+    stop_when_sure: bool = False  # an adaptive interview may end early once every topic's level is known
 
 
 @dataclass(frozen=True)
@@ -226,6 +230,8 @@ class Report:
     total_time_ms: int = 0
     mean_time_ms: int = 0
     weakest_topic: str | None = None
+    levels: dict[str, Level] = field(default_factory=dict)  # the verdict per topic asked
+    level: Level | None = None  # ... and overall
 
     @property
     def score(self) -> int:

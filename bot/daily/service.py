@@ -26,6 +26,7 @@ from bot.daily.broadcast import broadcast
 from bot.daily.schedule import PostSchedule, chat_zone, schedule_of
 from bot.schedule.localtime import local_date, parse_hhmm, zone
 from bot.interview.selection import shuffled_options
+from bot.learner.items import Item
 from bot.store import daily as posts
 from bot.store import interviews as records
 from bot.store.answer_batch import AnswerWriter, QuestionClosed
@@ -256,7 +257,7 @@ class DailyService:
         answer = RecordedAnswer(asked.id, person.id, option_index, correct, max(0, round((now - started) * 1000)),
                                 now, question.difficulty if correct else 0)
         try:
-            await self.answers.record(answer, question.id)
+            await self.answers.record(answer, question.id, Item.of(question))
         except records.AlreadyAnswered:
             earlier = await records.get_answer(self.db, asked.id, person.id)
             if earlier is None or earlier.option_index != option_index:

@@ -22,10 +22,13 @@ from bot.caller import Caller
 from bot.domain import AskedQuestion, InterviewFilters, Question, RecordedAnswer, Report
 from bot.limits import INTERVIEW_COUNT_MAX, INTERVIEW_COUNT_MIN, TIME_LIMIT_MAX_S, TIME_LIMIT_MIN_S
 from bot.errors import AnswerRefused, UserError
-from bot.interview.report import build_report
+from bot.interview.report import build_report, with_levels
+from bot.interview.selection import PENDING, is_adaptive, next_adaptive, plan_interview, shuffled_options, sure_enough
+from bot.learner.ability import Estimate
+from bot.learner.items import Item
 from bot.text.i18n import t
-from bot.interview.selection import plan_interview, shuffled_options
 from bot.store import interviews as records
+from bot.store import learner as beliefs
 from bot.store.database import Database
 from bot.store.people import UserRecord
 from bot.store.review import due_questions, record_review
@@ -98,7 +101,10 @@ class InterviewEngine:
         person = _person(caller)
         seen = {} if filters.repeatable else await records.recently_seen(
             self.db, person.id, self.clock.now() - RECENT.total_seconds())
-        plan = plan_interview(self.bank, filters, seen, self.rng)
+        if is_adaptive(filters):
+            plan = await self._adaptive_plan(person.id, filters, seen)
+        else:
+            plan = plan_interview(self.bank, filters, seen, self.rng)
         if not plan:
             raise self._none_found(filters, caller.language)
         return await self._begin(caller, filters, plan, "interview")
@@ -112,12 +118,19 @@ class InterviewEngine:
             level = filters.seniority or t(language, "daily.any_level")
         return InterviewError("interview.none_found", topics=topics or t(language, "interview.all_topics"), level=level)
 
+    async def _adaptive_plan(self, user_id: int, filters: InterviewFilters, seen: dict[str, float]) -> list[str]:
+        """The first question chosen at the person's current abilities; the other slots chosen as reached."""
+        size = min(filters.count, len(self.bank.select(filters.topics, filters.difficulty, filters.seniority)))
+        first = next_adaptive(self.bank, filters, (), await beliefs.abilities(self.db, user_id, self.clock.now()),
+                              await beliefs.item_difficulties(self.db), seen, self.rng)
+        return [first.id] + [PENDING] * (size - 1) if first else []
+
     async def start_review(self, caller: Caller, count: int = 10) -> Delivery | None:
         """An interview over the user's review cards that are due now, most overdue first; None if none is."""
         plan = await due_questions(self.db, _person(caller).id, self.clock.now(), count, known=self.bank.questions)
         if not plan:
             return None
-        return await self._begin(caller, InterviewFilters(count=len(plan)), plan, "review")
+        return await self._begin(caller, InterviewFilters(count=len(plan), adaptive=False), plan, "review")
 
     async def _begin(self, caller: Caller, filters: InterviewFilters, plan: list[str], kind: str) -> Delivery:
         now = self.clock.now()
@@ -208,31 +221,54 @@ class InterviewEngine:
     async def report(self, interview_id: int) -> Report:
         interview = await records.get_interview(self.db, interview_id)
         status = interview.status if interview else "finished"
-        return build_report(interview_id, status, self.bank, await records.interview_asked(self.db, interview_id))
+        report = build_report(interview_id, status, self.bank, await records.interview_asked(self.db, interview_id))
+        if interview is None or interview.kind != "interview":
+            return report
+        now = self.clock.now()
+        return with_levels(report, self.bank, await beliefs.abilities(self.db, interview.user_id, now),
+                           await beliefs.abilities(self.db, interview.user_id, now, beliefs.SPECIALTY))
 
     async def _advance(self, interview: records.InterviewRecord, asked: AskedQuestion,
                        answer: RecordedAnswer) -> AnswerResult:
-        """Record, close and open the next question (or finish) in one transaction, then describe it."""
+        """Record, move the learner model, close and open the next question (or finish) in one transaction,
+        then describe it. An adaptive interview chooses that next question here, at the ability the
+        answer just moved."""
         now = self.clock.now()
         position = asked.position + 1
-        following = self.bank.questions.get(interview.plan[position]) if position < len(interview.plan) else None
-        order = shuffled_options(following, self.rng) if following else ()
+        plan = list(interview.plan)
+        adaptive = interview.kind == "interview" and is_adaptive(interview.filters)
+        following = None
+        if not adaptive and position < len(plan):
+            following = self.bank.questions.get(plan[position])
+        if adaptive:
+            abilities = await beliefs.abilities(self.db, answer.user_id, now)
+            calibrated = await beliefs.item_difficulties(self.db)
+            seen = {} if interview.filters.repeatable else await records.recently_seen(
+                self.db, answer.user_id, now - RECENT.total_seconds())
+        question = self.bank.questions[asked.question_id]
         async with self.db.transaction() as connection:
             try:
                 await records.insert_answer(connection, answer)
             except records.AlreadyAnswered:
                 raise AnswerRefused("already_answered") from None
             await record_review(connection, answer.user_id, asked.question_id, answer.correct, answer.latency_ms, now)
+            moved = await beliefs.record_answers(connection, [beliefs.LearnerAnswer(
+                answer.user_id, Item.of(question), answer.correct, now, calibrate=interview.kind == "interview")])
             if not await records.close_asked(connection, asked.id, now):
                 raise AnswerRefused("closed")
+            if adaptive:
+                following, plan = self._choose_next(interview, plan[:position], abilities, moved, calibrated, seen)
+                await records.set_plan(connection, interview.id, plan)
             next_id = None
             if following is not None:
                 next_id = await records.insert_asked(connection, following.id, asked.chat_id, interview.id, position,
-                                                     order, now, self._deadline(interview.filters, now))
+                                                     shuffled_options(following, self.rng), now,
+                                                     self._deadline(interview.filters, now))
             else:
                 await records.finish_interview(connection, interview.id, "finished", now)
         log.info("interview %d: asked %d answered (%s)", interview.id, asked.id,
                  "timeout" if answer.option_index is None else ("right" if answer.correct else "wrong"))
+        interview = replace(interview, plan=tuple(plan))
         delivery = self._delivery(asked, interview)
         next_delivery = None
         if next_id is not None:
@@ -241,6 +277,20 @@ class InterviewEngine:
             next_delivery = self._delivery(next_asked, interview)
         report = await self.report(interview.id) if next_id is None else None
         return AnswerResult(delivery, answer.option_index, answer.correct, next_delivery, report)
+
+    def _choose_next(self, interview: records.InterviewRecord, asked: list[str], abilities: dict[str, Estimate],
+                     moved: dict[beliefs.Key, Estimate], calibrated: dict[str, Estimate],
+                     seen: dict[str, float]) -> tuple[Question | None, list[str]]:
+        """The adaptive interview's next question at the abilities as this answer left them, and the plan
+        with it in its slot; (None, the plan cut to what was asked) when it ends here."""
+        now_known = {**abilities, **{name: belief for (_, scope, name), belief in moved.items()
+                                     if scope == beliefs.TOPIC}}
+        following = None
+        if len(asked) < len(interview.plan) and not sure_enough(interview.filters, asked, self.bank, now_known):
+            following = next_adaptive(self.bank, interview.filters, asked, now_known, calibrated, seen, self.rng)
+        if following is None:
+            return None, asked
+        return following, [*asked, following.id, *interview.plan[len(asked) + 1:]]
 
     def _delivery(self, asked: AskedQuestion, interview: records.InterviewRecord) -> Delivery:
         return Delivery(asked, self.bank.questions[asked.question_id], asked.position + 1, len(interview.plan),

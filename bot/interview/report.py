@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
+
 from bot.bank.loader import Bank
 from bot.domain import AskedQuestion, Breakdown, QuestionResult, RecordedAnswer, Report, tally
+from bot.learner.ability import Estimate
+from bot.learner.verdict import combined, level
 
 
 def build_report(interview_id: int, status: str, bank: Bank,
@@ -36,3 +41,14 @@ def _weakest(by_topic: dict[str, Breakdown]) -> str | None:
     """The topic with the lowest accuracy (more questions breaks a tie); None when nothing was missed."""
     missed = [(b.accuracy, -b.total, name) for name, b in by_topic.items() if b.right < b.total]
     return min(missed)[2] if missed else None
+
+
+def with_levels(report: Report, bank: Bank, topics: Mapping[str, Estimate],
+                specialties: Mapping[str, Estimate]) -> Report:
+    """The report with the verdict: a level per topic it asked (from the person's ability there, which
+    this interview's answers moved) and one overall, from the abilities in the specialties it touched."""
+    asked_topics = [name for name in report.by_topic if name in topics]
+    touched = sorted({result.question.specialty for result in report.results})
+    overall = combined([specialties[name] for name in touched if name in specialties])
+    return replace(report, levels={name: level(topics[name]) for name in asked_topics},
+                   level=level(overall) if overall is not None else None)

@@ -18,8 +18,10 @@ from dataclasses import dataclass
 import aiosqlite
 
 from bot.domain import RecordedAnswer
+from bot.learner.items import Item
 from bot.store.database import Database, placeholders
 from bot.store.interviews import AlreadyAnswered
+from bot.store.learner import LearnerAnswer, record_answers
 from bot.store.review import ReviewAnswer, record_reviews
 
 log = logging.getLogger(__name__)
@@ -31,6 +33,7 @@ class _Pending:
     answer: RecordedAnswer
     question_id: str
     done: asyncio.Future[None]
+    item: Item | None = None
 
 
 class QuestionClosed(Exception):
@@ -50,9 +53,10 @@ class AnswerWriter:
         self._queue: list[_Pending] = []
         self._flushing: asyncio.Task[None] | None = None
 
-    async def record(self, answer: RecordedAnswer, question_id: str) -> None:
-        """Return once the answer is committed (and its review card updated)."""
-        pending = _Pending(answer, question_id, asyncio.get_running_loop().create_future())
+    async def record(self, answer: RecordedAnswer, question_id: str, item: Item | None = None) -> None:
+        """Return once the answer is committed (and its review card and, given the item, the learner
+        model's beliefs updated)."""
+        pending = _Pending(answer, question_id, asyncio.get_running_loop().create_future(), item)
         self._queue.append(pending)
         if self._flushing is None or self._flushing.done():
             self._flushing = asyncio.create_task(self._flush_all(), name="answer-batch")
@@ -90,6 +94,9 @@ class AnswerWriter:
             await record_reviews(connection, [ReviewAnswer(p.answer.user_id, p.question_id, p.answer.correct,
                                                            p.answer.latency_ms, p.answer.answered_at)
                                               for p in accepted])
+            await record_answers(connection, [LearnerAnswer(p.answer.user_id, p.item, p.answer.correct,
+                                                            p.answer.answered_at)
+                                              for p in accepted if p.item is not None])
         for pending in accepted:
             if not pending.done.done():
                 pending.done.set_result(None)

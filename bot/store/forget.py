@@ -1,7 +1,7 @@
 """Forgetting a person: every row that holds them, deleted in one transaction.
 
 Their answers (daily ones too, so boards no longer name them or count their points), their
-interviews with the questions asked in them, their review cards, their private chats with the bot
+interviews with the questions asked in them, their review cards and abilities, their private chats with the bot
 and their user row. Group chats, posts and other members' answers stay: nothing in them is theirs.
 """
 
@@ -25,6 +25,7 @@ async def forget_user(db: Database, user_id: int) -> Forgotten:
         answers = (await connection.execute("DELETE FROM answers WHERE user_id = ?", (user_id,))).rowcount
         cards = (await connection.execute("DELETE FROM review_cards WHERE user_id = ?", (user_id,))).rowcount
         await forget_member(connection, user_id)
+        await connection.execute("DELETE FROM abilities WHERE user_id = ?", (user_id,))
         rows = await connection.execute_fetchall(
             "SELECT DISTINCT chat_id FROM interviews WHERE user_id = ?", (user_id,))
         private_chats = [row[0] for row in rows]

@@ -29,6 +29,7 @@ class InterviewRecord:
     language: str
     started_at: float
     finished_at: float | None
+    kind: str = "interview"  # or "review"
 
 
 class AlreadyAnswered(Exception):
@@ -39,7 +40,8 @@ def _interview(row: Any) -> InterviewRecord:
     filters = json.loads(row["filters"])
     filters["topics"] = tuple(filters.get("topics", ()))
     return InterviewRecord(row["id"], row["user_id"], row["chat_id"], row["status"], InterviewFilters(**filters),
-                           tuple(json.loads(row["plan"])), row["language"], row["started_at"], row["finished_at"])
+                           tuple(json.loads(row["plan"])), row["language"], row["started_at"], row["finished_at"],
+                           row["kind"])
 
 
 def _asked(row: Any) -> AskedQuestion:
@@ -68,6 +70,12 @@ async def create_interview(db: Database, user_id: int, chat_id: int, filters: In
             (user_id, chat_id, filters_json, json.dumps(plan), language, now, kind),
         )
         return int(cursor.lastrowid or 0)
+
+
+async def set_plan(connection: aiosqlite.Connection, interview_id: int, plan: list[str]) -> None:
+    """Inside a caller's transaction: an adaptive interview's plan, as its next question is chosen (or cut
+    short when it ends early)."""
+    await connection.execute("UPDATE interviews SET plan = ? WHERE id = ?", (json.dumps(plan), interview_id))
 
 
 async def get_interview(db: Database, interview_id: int) -> InterviewRecord | None:

@@ -173,6 +173,30 @@ MIGRATIONS: tuple[str, ...] = (
         WHERE q.interview_id IS NULL
         GROUP BY week, q.chat_id;
     """,
+    # 8: the learner model (ability per person and topic or specialty, recalibrated item difficulty), and
+    # review cards on FSRS (stability, difficulty, state; SM-2 cards, with these NULL, convert when read).
+    """
+    CREATE TABLE abilities (
+        user_id INTEGER NOT NULL REFERENCES users (id),
+        scope TEXT NOT NULL CHECK (scope IN ('topic', 'specialty')),
+        name TEXT NOT NULL,
+        ability REAL NOT NULL,
+        variance REAL NOT NULL,
+        answers INTEGER NOT NULL,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (user_id, scope, name)
+    );
+    CREATE TABLE item_difficulties (
+        question_id TEXT PRIMARY KEY,
+        difficulty REAL NOT NULL,
+        variance REAL NOT NULL,
+        answers INTEGER NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    ALTER TABLE review_cards ADD COLUMN stability REAL;
+    ALTER TABLE review_cards ADD COLUMN card_difficulty REAL;
+    ALTER TABLE review_cards ADD COLUMN state INTEGER;
+    """,
 )
 
 LATEST = len(MIGRATIONS)

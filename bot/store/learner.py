@@ -1,0 +1,125 @@
+"""The learner model in the store: abilities per (person, topic) and (person, specialty), item difficulties.
+
+`record_answers` runs inside the caller's answer transaction (an interview's, a review's, a batch of
+daily answers), so an answer and the beliefs it moves are committed together or not at all. The
+readers give beliefs as they stand now: a belief left alone widens with time (ability.widen).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import aiosqlite
+
+from bot.learner.ability import PRIOR, Estimate, update, widen
+from bot.learner.items import Item, starting_difficulty
+from bot.store.database import Database, placeholders
+
+DAY_S = 86_400.0
+TOPIC, SPECIALTY = "topic", "specialty"
+
+
+@dataclass(frozen=True)
+class LearnerAnswer:
+    """One right-or-wrong answer as the learner model sees it; `calibrate` False leaves the item alone."""
+
+    user_id: int
+    item: Item
+    right: bool
+    at: float
+    calibrate: bool = True
+
+
+@dataclass(frozen=True)
+class AnswerRow:
+    """One recorded first-sight answer, for item analysis (reviews left out)."""
+
+    question_id: str
+    user_id: int
+    option_index: int | None
+    right: bool
+
+
+Key = tuple[int, str, str]  # (user id, scope, name)
+
+
+def _belief(row: aiosqlite.Row | tuple, now: float) -> Estimate:
+    estimate = Estimate(float(row[0]), float(row[1]), int(row[2]))
+    return widen(estimate, (now - float(row[3])) / DAY_S)
+
+
+async def record_answers(connection: aiosqlite.Connection, answers: list[LearnerAnswer]) -> dict[Key, Estimate]:
+    """Inside a caller's transaction: move abilities and item difficulties by these answers, in order.
+
+    Returns the person beliefs it wrote, keyed (user id, scope, name)."""
+    if not answers:
+        return {}
+    users = sorted({answer.user_id for answer in answers})
+    questions = sorted({answer.item.question_id for answer in answers})
+    people: dict[Key, Estimate] = {}
+    for row in await connection.execute_fetchall(
+            f"""SELECT user_id, scope, name, ability, variance, answers, updated_at FROM abilities
+                WHERE user_id IN ({placeholders(users)})""", users):
+        people[(row[0], row[1], row[2])] = _belief(row[3:], answers[0].at)
+    items: dict[str, Estimate] = {
+        row[0]: Estimate(float(row[1]), float(row[2]), int(row[3]))
+        for row in await connection.execute_fetchall(
+            f"""SELECT question_id, difficulty, variance, answers FROM item_difficulties
+                WHERE question_id IN ({placeholders(questions)})""", questions)}
+    moved_people: dict[Key, tuple[Estimate, float]] = {}
+    moved_items: dict[str, tuple[Estimate, float]] = {}
+    for answer in answers:
+        item = items.get(answer.item.question_id) or starting_difficulty(answer.item.label)
+        topic_key: Key = (answer.user_id, TOPIC, answer.item.topic)
+        specialty_key: Key = (answer.user_id, SPECIALTY, answer.item.specialty)
+        person, new_item = update(people.get(topic_key, PRIOR), item, answer.right)
+        overall, _ = update(people.get(specialty_key, PRIOR), item, answer.right)
+        for key, belief in ((topic_key, person), (specialty_key, overall)):
+            people[key] = belief
+            moved_people[key] = (belief, answer.at)
+        if answer.calibrate:
+            items[answer.item.question_id] = new_item
+            moved_items[answer.item.question_id] = (new_item, answer.at)
+    await connection.executemany(
+        """INSERT INTO abilities (user_id, scope, name, ability, variance, answers, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (user_id, scope, name) DO UPDATE SET ability = excluded.ability,
+               variance = excluded.variance, answers = excluded.answers, updated_at = excluded.updated_at""",
+        [(*key, belief.value, belief.variance, belief.answers, at) for key, (belief, at) in moved_people.items()])
+    if moved_items:
+        await connection.executemany(
+            """INSERT INTO item_difficulties (question_id, difficulty, variance, answers, updated_at)
+               VALUES (?, ?, ?, ?, ?)
+               ON CONFLICT (question_id) DO UPDATE SET difficulty = excluded.difficulty,
+                   variance = excluded.variance, answers = excluded.answers, updated_at = excluded.updated_at""",
+            [(question_id, item.value, item.variance, item.answers, at)
+             for question_id, (item, at) in moved_items.items()])
+    return {key: belief for key, (belief, _) in moved_people.items()}
+
+
+async def abilities(db: Database, user_id: int, now: float, scope: str = TOPIC) -> dict[str, Estimate]:
+    """A person's beliefs in one scope (topic or specialty) as they stand at `now`, by name."""
+    rows = await db.fetch_all(
+        "SELECT name, ability, variance, answers, updated_at FROM abilities WHERE user_id = ? AND scope = ?",
+        (user_id, scope))
+    return {row[0]: _belief(tuple(row)[1:], now) for row in rows}
+
+
+async def item_difficulties(db: Database, question_ids: Iterable[str] | None = None) -> dict[str, Estimate]:
+    """Recalibrated difficulties (only of items answered since the learner model existed), by question id."""
+    rows = await db.fetch_all("SELECT question_id, difficulty, variance, answers FROM item_difficulties")
+    wanted = set(question_ids) if question_ids is not None else None
+    return {row[0]: Estimate(float(row[1]), float(row[2]), int(row[3])) for row in rows
+            if wanted is None or row[0] in wanted}
+
+
+async def answer_rows(db: Database) -> list[AnswerRow]:
+    """Every answer given on first sight (interviews and daily questions, not reviews), for item analysis."""
+    rows = await db.fetch_all(
+        """SELECT q.question_id, a.user_id, a.option_index, a.correct FROM answers a
+           JOIN asked_questions q ON q.id = a.asked_id
+           LEFT JOIN interviews i ON i.id = q.interview_id
+           WHERE i.id IS NULL OR i.kind = 'interview'
+           ORDER BY a.id""")
+    return [AnswerRow(row[0], int(row[1]), None if row[2] is None else int(row[2]), bool(row[3])) for row in rows]

@@ -1,0 +1,120 @@
+"""Adaptive interviews through the one door: harder after right answers, easier after wrong ones,
+balanced across the chosen topics, early stop once sure, and a verdict in the report."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.bank import load_bank
+from bot.bank.loader import Bank
+from bot.core import Core
+from bot.domain import LETTERS, ChatRef, InterviewFilters, UserRef
+from bot.interview.engine import Delivery
+from bot.interview.selection import is_adaptive, next_adaptive
+from bot.learner.ability import Estimate
+from bot.store import Database
+from bot.tokens import answer_token
+
+ANN = UserRef("test", "ann", "Ann", "en")
+DM = ChatRef("test", "dm-ann")
+TOPICS = ("distributed-strategies-sync", "ml-scaling-performance")
+
+
+@pytest.fixture(scope="module")
+def shipped() -> Bank:
+    return load_bank(None)
+
+
+def _letter(delivery: Delivery, right: bool) -> str:
+    key = delivery.question.correct_index
+    return next(LETTERS[p] for p, i in enumerate(delivery.asked.option_order) if (i == key) == right)
+
+
+async def _run(core: Core, filters: InterviewFilters, answers) -> tuple[list[Delivery], object]:
+    """Answer an interview through Core.click; `answers(n)` says whether the n-th answer is right."""
+    outgoing = await core.start_interview(ANN, DM, filters)
+    delivery = (await core.engine.current(await core.caller(ANN, DM)))
+    seen, n = [], 0
+    while delivery is not None:
+        seen.append(delivery)
+        reply = await core.click(ANN, DM, answer_token(delivery.asked.id, _letter(delivery, answers(n))))
+        assert reply.refused is None and reply.result is not None
+        delivery, report, n = reply.result.next, reply.result.report, n + 1
+    assert outgoing.asked_id == seen[0].asked.id
+    return seen, report
+
+
+async def _core(db: Database, bank: Bank, clock, seed: int = 1) -> Core:
+    return Core(db, bank, clock, random.Random(seed), scheduled=False)
+
+
+async def test_right_answers_lead_to_harder_questions(db, shipped, clock) -> None:
+    core = await _core(db, shipped, clock)
+    asked, report = await _run(core, InterviewFilters(topics=TOPICS[:1], count=8), lambda n: True)
+    labels = [d.question.difficulty for d in asked]
+    assert labels[0] == 2, "a newcomer starts in the middle"
+    assert labels == sorted(labels) and all(label == 3 for label in labels[4:]), labels
+    level = report.levels[TOPICS[0]]
+    assert level.band == "senior" and level.ability > 0.75 and 0 < level.se < 1
+
+
+async def test_wrong_answers_lead_to_easier_questions(db, shipped, clock) -> None:
+    core = await _core(db, shipped, clock)
+    asked, report = await _run(core, InterviewFilters(topics=TOPICS[:1], count=8), lambda n: False)
+    labels = [d.question.difficulty for d in asked]
+    assert labels == sorted(labels, reverse=True) and all(label == 1 for label in labels[4:]), labels
+    assert report.levels[TOPICS[0]].band == "junior"
+    assert report.level is not None and report.level.band == "junior"
+
+
+async def test_topics_are_balanced_and_nothing_repeats(db, shipped, clock) -> None:
+    core = await _core(db, shipped, clock)
+    asked, report = await _run(core, InterviewFilters(topics=TOPICS, count=6), lambda n: n % 2 == 0)
+    topics = [d.question.topic for d in asked]
+    assert sorted(topics.count(t) for t in TOPICS) == [3, 3]
+    assert len({d.question.id for d in asked}) == 6
+    assert set(report.levels) == set(TOPICS)
+
+
+async def test_two_people_of_one_ability_get_different_sequences(db, shipped, clock) -> None:
+    core = await _core(db, shipped, clock, seed=5)
+    first, _ = await _run(core, InterviewFilters(topics=TOPICS[:1], count=5), lambda n: True)
+    other = UserRef("test", "bob", "Bob", "en")
+    global ANN
+    saved, ANN = ANN, other
+    try:
+        second, _ = await _run(core, InterviewFilters(topics=TOPICS[:1], count=5), lambda n: True)
+    finally:
+        ANN = saved
+    assert [d.question.id for d in first] != [d.question.id for d in second]
+
+
+async def test_stop_when_sure_ends_early(db, shipped, clock) -> None:
+    core = await _core(db, shipped, clock)
+    asked, report = await _run(core, InterviewFilters(topics=TOPICS[:1], count=30, stop_when_sure=True),
+                               lambda n: n % 2 == 0)
+    assert 5 <= len(asked) < 30
+    assert report.status == "finished" and report.total == len(asked)
+    assert report.levels[TOPICS[0]].se <= 0.45
+
+
+async def test_a_pinned_difficulty_does_not_adapt(db, shipped, clock) -> None:
+    core = await _core(db, shipped, clock)
+    asked, _ = await _run(core, InterviewFilters(topics=TOPICS[:1], count=5, difficulty=1), lambda n: True)
+    assert {d.question.difficulty for d in asked} == {1}
+    assert not is_adaptive(InterviewFilters(difficulty=2))
+    assert not is_adaptive(InterviewFilters(repeatable=True))
+    assert is_adaptive(InterviewFilters(repeatable=True, adaptive=True)) and is_adaptive(InterviewFilters())
+
+
+def test_the_next_question_is_the_most_informative_at_the_ability(shipped) -> None:
+    """An ability of +1.5 in the topic: the hard questions (label 3 at +1.5) are the informative ones."""
+    rng = random.Random(0)
+    picks = {next_adaptive(shipped, InterviewFilters(topics=TOPICS[:1]), (), {TOPICS[0]: Estimate(1.5, 0.3)}, {},
+                           {}, rng).difficulty for _ in range(20)}
+    assert picks == {3}
+    picks = {next_adaptive(shipped, InterviewFilters(topics=TOPICS[:1]), (), {TOPICS[0]: Estimate(-1.4, 0.3)}, {},
+                           {}, rng).difficulty for _ in range(20)}
+    assert picks == {1}

@@ -1,0 +1,63 @@
+"""The learner model in the store: moved in the answer's transaction, by interviews, daily answers, reviews."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.domain import ChatRef, RecordedAnswer, UserRef
+from bot.learner.items import Item, label_logit
+from bot.store import Database
+from bot.store.answer_batch import AnswerWriter
+from bot.store import learner as beliefs
+from bot.store.interviews import ask
+from bot.store.people import ensure_chat, ensure_user
+
+ITEM = Item("q1", "topic-a", "spec-x", 3)
+
+
+async def _user(db: Database, name: str) -> int:
+    return (await ensure_user(db, UserRef("test", name, name), 0.0)).id
+
+
+async def test_record_answers_moves_topic_specialty_and_item(db: Database) -> None:
+    user = await _user(db, "ann")
+    async with db.transaction() as connection:
+        moved = await beliefs.record_answers(connection, [beliefs.LearnerAnswer(user, ITEM, True, 100.0)])
+    assert set(moved) == {(user, "topic", "topic-a"), (user, "specialty", "spec-x")}
+    topics = await beliefs.abilities(db, user, 100.0)
+    assert topics["topic-a"].value > 0 and topics["topic-a"].answers == 1
+    specialties = await beliefs.abilities(db, user, 100.0, beliefs.SPECIALTY)
+    assert specialties["spec-x"].value == pytest.approx(topics["topic-a"].value)
+    items = await beliefs.item_difficulties(db)
+    assert items["q1"].value < label_logit(3) and items["q1"].answers == 1
+
+
+async def test_a_review_moves_the_person_but_not_the_item(db: Database) -> None:
+    user = await _user(db, "ann")
+    async with db.transaction() as connection:
+        await beliefs.record_answers(connection, [beliefs.LearnerAnswer(user, ITEM, False, 1.0, calibrate=False)])
+    assert (await beliefs.abilities(db, user, 1.0))["topic-a"].value < 0
+    assert await beliefs.item_difficulties(db) == {}
+
+
+async def test_a_failed_transaction_moves_nothing(db: Database) -> None:
+    user = await _user(db, "ann")
+    with pytest.raises(RuntimeError):
+        async with db.transaction() as connection:
+            await beliefs.record_answers(connection, [beliefs.LearnerAnswer(user, ITEM, True, 1.0)])
+            raise RuntimeError("the answer's insert failed")
+    assert await beliefs.abilities(db, user, 1.0) == {}
+
+
+async def test_daily_answers_in_a_batch_move_abilities(db: Database) -> None:
+    users = [await _user(db, f"u{i}") for i in range(3)]
+    group = await ensure_chat(db, ChatRef("test", "g", "group"), 0.0)
+    asked = await ask(db, "q1", group.id, None, 0, (0, 1, 2, 3), 0.0, None)
+    writer = AnswerWriter(db)
+    for user, right in zip(users, (True, True, False)):
+        await writer.record(RecordedAnswer(asked.id, user, 0 if right else 1, right, 10, 5.0), "q1", ITEM)
+    values = [(await beliefs.abilities(db, user, 5.0))["topic-a"].value for user in users]
+    assert values[0] > 0 and values[1] > 0 and values[2] < 0
+    assert (await beliefs.item_difficulties(db))["q1"].answers == 3
+    rows = await beliefs.answer_rows(db)
+    assert [(row.user_id, row.right) for row in rows] == list(zip(users, (True, True, False)))
