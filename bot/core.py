@@ -60,7 +60,7 @@ class Core:
         self.interviews = InterviewService(db, bank, self.clock, self.engine, self.ports, self._poke)
         self.daily = DailyService(db, bank, self.clock, self.ports, self.rng)
         self.scores = ScoresService(db, self.clock)
-        self.progress_view = ProgressService(db, bank)
+        self.progress_view = ProgressService(db, bank, self.clock)
         self.timer: Timer | None = None  # daily posts and reveals
         self.deadlines: Timer | None = None  # interview deadlines, apart: a long broadcast never delays one
         if scheduled:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.bank.loader import Bank
 from bot.domain import LETTERS, Breakdown, Question, QuestionResult, Report
 from bot.interview.engine import AnswerResult, Delivery
+from bot.learner.view import level_blocks
 from bot.text.i18n import t
 from bot.text.units import counted, duration, percent
 from bot.limits import BUTTON_LABEL_MAX, SHORT_OPTION_MAX
@@ -122,6 +123,7 @@ def report_message(bank: Bank, report: Report, language: str, due: int = 0) -> M
         blocks.append(Paragraph(t(language, "report.no_answers")))
     else:
         blocks += score_blocks(bank, report, language)
+        blocks += level_blocks(report.levels, report.level, language, lambda name: topic_label(bank, name, language))
         blocks += review_blocks(report, language)
     blocks += next_step_blocks(bank, report, language, due)
     return Message(tuple(blocks))

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 
 from bot.bank.loader import Bank
 from bot.caller import Caller
 from bot.progress.chart import draw_progress_chart
 from bot.progress.stats import history, user_progress
 from bot.progress.view import chart_labels, history_message, progress_message
+from bot.interview.view import topic_label
+from bot.learner.view import ability_blocks
+from bot.schedule.clock import Clock, SystemClock
+from bot.store import learner as beliefs
 from bot.store.database import Database
 from bot.text.messages import Message
 
@@ -17,8 +22,8 @@ CHARTS_KEPT = 256  # recent charts (about 30 KB each), until their owner answers
 
 
 class ProgressService:
-    def __init__(self, db: Database, bank: Bank) -> None:
-        self.db, self.bank = db, bank
+    def __init__(self, db: Database, bank: Bank, clock: Clock | None = None) -> None:
+        self.db, self.bank, self.clock = db, bank, clock or SystemClock()
         self._charts: OrderedDict[tuple, bytes] = OrderedDict()
 
     async def progress(self, caller: Caller) -> Message:
@@ -37,7 +42,10 @@ class ProgressService:
             self._charts[key] = image
             while len(self._charts) > CHARTS_KEPT:
                 self._charts.popitem(last=False)
-        return progress_message(self.bank, progress, caller.language, image)
+        message = progress_message(self.bank, progress, caller.language, image)
+        abilities = await beliefs.abilities(self.db, caller.user.id, self.clock.now()) if progress.answered else {}
+        lines = ability_blocks(abilities, caller.language, lambda name: topic_label(self.bank, name, caller.language))
+        return replace(message, blocks=(*message.blocks, *lines)) if lines else message
 
     async def history(self, caller: Caller) -> Message:
         assert caller.user is not None

@@ -1,0 +1,47 @@
+"""The verdict in words, in the person's language: a line per topic, an overall line, and /progress lines."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from bot.learner.ability import Estimate
+from bot.learner.verdict import Level, level
+from bot.text.i18n import t
+from bot.text.messages import Block, Paragraph
+
+Label = Callable[[str], str]  # a topic id as the person reads it
+
+
+def _number(language: str, text: str) -> str:
+    return text.replace(".", ",") if language == "tr" else text  # Turkish writes a decimal comma
+
+
+def _values(language: str, verdict: Level) -> dict[str, object]:
+    return {"band": t(language, f"learner.band.{verdict.band}"),
+            "certainty": t(language, f"learner.certainty.{verdict.certainty}"),
+            "confidence": round(100 * verdict.confidence), "ability": _number(language, f"{verdict.ability:+.1f}"),
+            "se": _number(language, f"{verdict.se:.1f}"), "answers": verdict.answers}
+
+
+def level_blocks(levels: Mapping[str, Level], overall: Level | None, language: str, label: Label) -> list[Block]:
+    """The report's verdict: the level per topic with its confidence, then overall."""
+    if not levels:
+        return []
+    lines = [t(language, "learner.topic_line", topic=label(name), **_values(language, verdict))
+             for name, verdict in sorted(levels.items(), key=lambda pair: label(pair[0]).casefold())]
+    blocks: list[Block] = [Paragraph(t(language, "learner.title"), "title"),
+                           Paragraph("\n".join(f"- {line}" for line in lines))]
+    if overall is not None:
+        blocks.append(Paragraph(t(language, "learner.overall", **_values(language, overall))))
+    blocks.append(Paragraph(t(language, "learner.scale"), "muted"))
+    return blocks
+
+
+def ability_blocks(abilities: Mapping[str, Estimate], language: str, label: Label) -> list[Block]:
+    """/progress: ability per topic as it stands now, one line each."""
+    if not abilities:
+        return []
+    lines = [t(language, "learner.progress_line", topic=label(name), **_values(language, level(estimate)))
+             for name, estimate in sorted(abilities.items(), key=lambda pair: label(pair[0]).casefold())]
+    return [Paragraph(t(language, "learner.progress_title"), "title"),
+            Paragraph("\n".join(f"- {line}" for line in lines))]
