@@ -205,7 +205,8 @@ async def _interview(args: argparse.Namespace, settings: Settings) -> int:
                                difficulty=args.difficulty, seniority=args.seniority, count=args.count,
                                time_limit_s=args.time_limit, repeatable=args.seed is not None,
                                adaptive=args.adaptive, stop_when_sure=args.stop_when_sure)
-    core = await Core.open(settings.db_path, settings.questions_path, rng=random.Random(args.seed))
+    core = await Core.open(settings.db_path, settings.questions_path, rng=random.Random(args.seed),
+                           review_retention=settings.review_retention)
     port = ConsolePort(out)
     try:
         core.add_port(port)

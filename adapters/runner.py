@@ -34,7 +34,7 @@ def _discord(options: dict) -> Serve:
 
 
 async def _serve_all(settings: Settings, services: dict[str, Serve]) -> int:
-    core = await Core.open(settings.db_path, settings.questions_path)
+    core = await Core.open(settings.db_path, settings.questions_path, review_retention=settings.review_retention)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):

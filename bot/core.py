@@ -26,6 +26,7 @@ from bot.port import DeliveryPort
 from bot.progress.chart import close_chart_worker
 from bot.progress.service import ProgressService
 from bot.replies import ClickReply, Outgoing
+from bot.review.cards import DEFAULT_RETENTION
 from bot.schedule.clock import Clock, SystemClock
 from bot.schedule.timer import Timer, shared_scheduler
 from bot.scores.boards import Period
@@ -51,14 +52,14 @@ class Core:
     """Use cases for every adapter; state lives in the store, never here."""
 
     def __init__(self, db: Database, bank: Bank, clock: Clock | None = None, rng: random.Random | None = None,
-                 *, scheduled: bool = True) -> None:
+                 *, scheduled: bool = True, review_retention: float = DEFAULT_RETENTION) -> None:
         self.db, self.bank = db, bank
         self.clock = clock or SystemClock()
         self.rng = rng or random.Random()
         self.ports: dict[str, DeliveryPort] = {}
-        self.engine = InterviewEngine(db, bank, self.clock, self.rng)
+        self.engine = InterviewEngine(db, bank, self.clock, self.rng, review_retention)
         self.interviews = InterviewService(db, bank, self.clock, self.engine, self.ports, self._poke)
-        self.daily = DailyService(db, bank, self.clock, self.ports, self.rng)
+        self.daily = DailyService(db, bank, self.clock, self.ports, self.rng, retention=review_retention)
         self.scores = ScoresService(db, self.clock)
         self.progress_view = ProgressService(db, bank, self.clock)
         self.timer: Timer | None = None  # daily posts and reveals

@@ -12,6 +12,8 @@ from pathlib import Path
 import yaml
 from platformdirs import user_data_dir
 
+from bot.review.cards import DEFAULT_RETENTION, RETENTION_RANGE
+
 ENVIRONMENT = {
     "db_path": "INTERVIEW_BOT_DB",
     "questions_path": "INTERVIEW_BOT_QUESTIONS",
@@ -20,6 +22,7 @@ ENVIRONMENT = {
     "discord_token": "DISCORD_BOT_TOKEN",
     "default_language": "INTERVIEW_BOT_LANGUAGE",
     "log_level": "INTERVIEW_BOT_LOG_LEVEL",
+    "review_retention": "INTERVIEW_BOT_REVIEW_RETENTION",
 }
 CONFIG_FILE_VARIABLE = "INTERVIEW_BOT_CONFIG"
 
@@ -29,8 +32,11 @@ environment:
   INTERVIEW_BOT_QUESTIONS  folder or file of the question bank (default: the shipped bank)
   INTERVIEW_BOT_LANGUAGE   default language, tr or en (default: en)
   INTERVIEW_BOT_LOG_LEVEL  DEBUG, INFO, WARNING... (default: WARNING)
+  INTERVIEW_BOT_REVIEW_RETENTION  the chance of still knowing a missed question when its review
+                           falls due, 0.7-0.99 (default 0.9; higher means more frequent reviews)
   INTERVIEW_BOT_CONFIG     a YAML file with any of: db_path, questions_path, telegram_token,
-                           telegram_base_url, discord_token, default_language, log_level
+                           telegram_base_url, discord_token, default_language, log_level,
+                           review_retention
   TELEGRAM_BOT_TOKEN       token from @BotFather (interview-bot telegram)
   TELEGRAM_BASE_URL        another Bot API server, e.g. http://127.0.0.1:8081/bot
   DISCORD_BOT_TOKEN        token of the Discord application's bot (interview-bot discord)"""
@@ -55,6 +61,7 @@ class Settings:
     default_language: str = "en"
     log_level: str = "WARNING"
     language_chosen: bool = False  # default_language was set (file or environment), so it beats LANG
+    review_retention: float = DEFAULT_RETENTION  # FSRS: recall chance at which a review falls due
 
 
 def load_settings(config_file: str | None = None) -> Settings:
@@ -73,12 +80,25 @@ def load_settings(config_file: str | None = None) -> Settings:
             raise ConfigError(f"{path}: unknown setting {name!r} (known: {', '.join(sorted(known))})")
         if name in ("db_path", "questions_path"):
             value = Path(value).expanduser()
+        if name == "review_retention":
+            value = _retention(value)
         settings = replace(settings, **{name: value})
     if "default_language" in values:
         settings = replace(settings, language_chosen=True)
     if settings.default_language not in ("tr", "en"):
         raise ConfigError(f"default_language must be tr or en, not {settings.default_language!r}")
     return settings
+
+
+def _retention(text: str) -> float:
+    low, high = RETENTION_RANGE
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not low <= value <= high:  # NaN fails here too
+        raise ConfigError(f"review_retention must be a number from {low} to {high}, not {text[:32]!r}")
+    return value
 
 
 def _read_file(path: Path) -> dict[str, str]:

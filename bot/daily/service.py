@@ -27,6 +27,7 @@ from bot.daily.schedule import PostSchedule, chat_zone, schedule_of
 from bot.schedule.localtime import local_date, parse_hhmm, zone
 from bot.interview.selection import shuffled_options
 from bot.learner.items import Item
+from bot.review.cards import DEFAULT_RETENTION
 from bot.store import daily as posts
 from bot.store import interviews as records
 from bot.store.answer_batch import AnswerWriter, QuestionClosed
@@ -65,12 +66,13 @@ class DailyService:
     """Subscriptions, posts, answers and reveals for every platform that registered a DeliveryPort."""
 
     def __init__(self, db: Database, bank: Bank, clock: Clock, ports: dict[str, DeliveryPort] | None = None,
-                 rng: random.Random | None = None, grace: timedelta = GRACE) -> None:
+                 rng: random.Random | None = None, grace: timedelta = GRACE,
+                 retention: float = DEFAULT_RETENTION) -> None:
         self.db, self.bank, self.clock = db, bank, clock
         self.ports: dict[str, DeliveryPort] = ports if ports is not None else {}
         self.rng = rng or random.Random()
         self.grace = grace
-        self.answers = AnswerWriter(db)  # bursts of members' answers share transactions
+        self.answers = AnswerWriter(db, retention)  # bursts of members' answers share transactions
 
     async def subscribe(self, caller: Caller, post_time: str, timezone: str = "UTC", topic: str | None = None,
                         difficulty: int | None = None, weekdays: tuple[int, ...] | None = None,

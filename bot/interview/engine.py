@@ -31,6 +31,7 @@ from bot.store import interviews as records
 from bot.store import learner as beliefs
 from bot.store.database import Database
 from bot.store.people import UserRecord
+from bot.review.cards import DEFAULT_RETENTION
 from bot.store.review import due_questions, record_review
 
 log = logging.getLogger(__name__)
@@ -72,11 +73,13 @@ class AnswerResult:
 class InterviewEngine:
     """Starts, advances, times out and reports interviews; holds no state of its own but the bank."""
 
-    def __init__(self, db: Database, bank: Bank, clock: Clock, rng: random.Random | None = None) -> None:
+    def __init__(self, db: Database, bank: Bank, clock: Clock, rng: random.Random | None = None,
+                 retention: float = DEFAULT_RETENTION) -> None:
         self.db = db
         self.bank = bank
         self.clock = clock
         self.rng = rng or random.Random()
+        self.retention = retention  # the review cards' desired retention (FSRS)
 
     def check(self, filters: InterviewFilters) -> InterviewFilters:
         """The same limits on every platform: known topics (by id or title, any case), 1-30 questions,
@@ -251,7 +254,8 @@ class InterviewEngine:
                 await records.insert_answer(connection, answer)
             except records.AlreadyAnswered:
                 raise AnswerRefused("already_answered") from None
-            await record_review(connection, answer.user_id, asked.question_id, answer.correct, answer.latency_ms, now)
+            await record_review(connection, answer.user_id, asked.question_id, answer.correct, answer.latency_ms, now,
+                                self.retention)
             moved = await beliefs.record_answers(connection, [beliefs.LearnerAnswer(
                 answer.user_id, Item.of(question), answer.correct, now, calibrate=interview.kind == "interview")])
             if not await records.close_asked(connection, asked.id, now):

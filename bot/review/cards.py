@@ -1,64 +1,85 @@
-"""Spaced repetition of missed questions: the SM-2 schedule as one pure function over a frozen card.
+"""Spaced repetition of missed questions, scheduled by FSRS (the `fsrs` package) over a frozen card.
 
 Only questions a user got wrong (or let time out on) enter review: a question answered right the
-first time teaches nothing by coming back. Each right answer on a card pushes it further out (1 day,
-6 days, then the previous interval times the card's ease); each miss brings it back to tomorrow and
-makes it easier to come back (lower ease). The function reads no clock: callers pass `now`.
+first time teaches nothing by coming back. Each later answer is a review rated Good (right) or Again
+(wrong): FSRS keeps the card's memory stability and difficulty and puts the next review where the
+chance of still knowing the answer falls to the desired retention (0.9 unless configured). On the
+open-spaced-repetition benchmark FSRS predicts recall far better than SM-2, even from right/wrong
+answers alone, which is all a multiple-choice click tells. Learning steps of minutes make no sense
+between chat sessions, so a card goes straight to whole days; fuzzing is off so that a schedule is a
+function of its answers (the tests and a restart see the same dates). Cards written under SM-2
+(before schema 7) convert on first read (`from_sm2`). The functions read no clock: callers pass `now`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timezone
+from functools import cache
+
+from fsrs import Card, Rating, Scheduler, State
 
 DAY_S = 86_400.0
-START_EASE = 2.5
-MIN_EASE = 1.3  # SM-2's floor: below it a hard card would come back almost daily for ever
-LAPSE_EASE_PENALTY = 0.2
-FAST_ANSWER_MS = 15_000  # a right answer this quick is "perfect recall" (quality 5), otherwise 4
+DEFAULT_RETENTION = 0.9
+RETENTION_RANGE = (0.7, 0.99)  # outside it intervals become useless (days) or absurd (decades)
+SM2_START_EASE = 2.5
+SM2_MIN_EASE = 1.3
 
 
 @dataclass(frozen=True)
 class ReviewCard:
-    """One user's schedule for one question; `due_at` is epoch seconds (UTC)."""
+    """One user's schedule for one question; times are epoch seconds (UTC)."""
 
-    repetitions: int
-    interval_days: float
-    ease: float
+    stability: float  # days until recall falls to 90%
+    difficulty: float  # FSRS's 1 (easy) .. 10 (hard)
     due_at: float
     lapses: int
+    last_reviewed_at: float | None = None
+    repetitions: int = 0  # right reviews in a row
+    state: int = State.Review.value
+
+    @property
+    def interval_days(self) -> float:
+        """Days from the last review to the next (0 for a card never reviewed)."""
+        return (self.due_at - self.last_reviewed_at) / DAY_S if self.last_reviewed_at is not None else 0.0
 
 
-def quality(latency_ms: int | None) -> int:
-    """SM-2 quality of a right answer: 5 when known to be quick, else 4 (slow or unknown time)."""
-    return 5 if latency_ms is not None and latency_ms < FAST_ANSWER_MS else 4
+@cache
+def scheduler(retention: float = DEFAULT_RETENTION) -> Scheduler:
+    return Scheduler(desired_retention=retention, learning_steps=(), relearning_steps=(), enable_fuzzing=False)
 
 
-def schedule(card: ReviewCard | None, correct: bool, latency_ms: int | None, now: float) -> ReviewCard | None:
+def _instant(epoch: float) -> datetime:
+    return datetime.fromtimestamp(epoch, tz=timezone.utc)
+
+
+def _fsrs_card(card: ReviewCard) -> Card:
+    return Card(card_id=1, state=State(card.state), step=None if card.state == State.Review.value else 0,
+                stability=card.stability, difficulty=card.difficulty, due=_instant(card.due_at),
+                last_review=_instant(card.last_reviewed_at) if card.last_reviewed_at is not None else None)
+
+
+def schedule(card: ReviewCard | None, correct: bool, now: float,
+             retention: float = DEFAULT_RETENTION) -> ReviewCard | None:
     """The card after one answer; None when there is nothing to review (right, and never missed)."""
-    if not correct:
-        return _lapse(card, now)
-    if card is None:
+    if card is None and correct:
         return None
-    return _recall(card, quality(latency_ms), now)
+    before = Card(card_id=1, due=_instant(now)) if card is None else _fsrs_card(card)
+    after, _ = scheduler(retention).review_card(before, Rating.Good if correct else Rating.Again, _instant(now))
+    lapses = (card.lapses if card else 0) + (0 if correct else 1)
+    repetitions = (card.repetitions + 1 if card else 1) if correct else 0
+    return ReviewCard(float(after.stability), float(after.difficulty), after.due.timestamp(), lapses, now,
+                      repetitions, after.state.value)
 
 
-def _lapse(card: ReviewCard | None, now: float) -> ReviewCard:
-    """A miss: back to tomorrow, from the first repetition, with a lower ease."""
-    ease = START_EASE if card is None else card.ease
-    lapses = 0 if card is None else card.lapses
-    return ReviewCard(repetitions=0, interval_days=1.0, ease=round(max(MIN_EASE, ease - LAPSE_EASE_PENALTY), 4),
-                      due_at=now + DAY_S, lapses=lapses + 1)
+def from_sm2(repetitions: int, interval_days: float, ease: float, due_at: float, lapses: int,
+             last_reviewed_at: float | None) -> ReviewCard:
+    """An SM-2 card as an FSRS card in review, due when SM-2 said.
 
-
-def _recall(card: ReviewCard, q: int, now: float) -> ReviewCard:
-    """A right answer: the next interval uses the ease as it was, then the ease moves by quality."""
-    repetitions = card.repetitions + 1
-    if repetitions == 1:
-        interval = 1.0
-    elif repetitions == 2:
-        interval = 6.0
-    else:
-        interval = float(round(card.interval_days * card.ease))
-    ease = round(max(MIN_EASE, card.ease + 0.1 - (5 - q) * (0.08 + (5 - q) * 0.02)), 4)  # no float drift
-    return ReviewCard(repetitions=repetitions, interval_days=interval, ease=ease,
-                      due_at=now + interval * DAY_S, lapses=card.lapses)
+    SM-2's interval was set where it expected recall to hold, so it stands for the stability (at least a
+    day); its ease (1.3 hard .. 2.5 start, higher easy) maps linearly onto FSRS's difficulty, 2.5 to the
+    middle (5) and the floor 1.3 to the top (10)."""
+    stability = max(1.0, interval_days)
+    difficulty = min(10.0, max(1.0, 5.0 + (SM2_START_EASE - ease) * 5.0 / (SM2_START_EASE - SM2_MIN_EASE)))
+    last = last_reviewed_at if last_reviewed_at is not None else due_at - interval_days * DAY_S
+    return ReviewCard(stability, difficulty, due_at, lapses, last, repetitions, State.Review.value)

@@ -22,6 +22,7 @@ from bot.learner.items import Item
 from bot.store.database import Database, placeholders
 from bot.store.interviews import AlreadyAnswered
 from bot.store.learner import LearnerAnswer, record_answers
+from bot.review.cards import DEFAULT_RETENTION
 from bot.store.review import ReviewAnswer, record_reviews
 
 log = logging.getLogger(__name__)
@@ -48,8 +49,9 @@ def _fail(pending: _Pending, error: BaseException) -> None:
 class AnswerWriter:
     """Records answers to open daily questions, batched; `record` raises AlreadyAnswered for a repeat."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, retention: float = DEFAULT_RETENTION) -> None:
         self.db = db
+        self.retention = retention  # the review cards' desired retention (FSRS)
         self._queue: list[_Pending] = []
         self._flushing: asyncio.Task[None] | None = None
 
@@ -93,7 +95,7 @@ class AnswerWriter:
             )
             await record_reviews(connection, [ReviewAnswer(p.answer.user_id, p.question_id, p.answer.correct,
                                                            p.answer.latency_ms, p.answer.answered_at)
-                                              for p in accepted])
+                                              for p in accepted], self.retention)
             await record_answers(connection, [LearnerAnswer(p.answer.user_id, p.item, p.answer.correct,
                                                             p.answer.answered_at)
                                               for p in accepted if p.item is not None])

@@ -1,41 +1,47 @@
-"""Review cards in the store: one row per (user, question) the user has missed, with its SM-2 schedule.
+"""Review cards in the store: one row per (user, question) the user has missed, with its FSRS schedule.
 
 `record_review` runs inside the caller's answer transaction, so an answer and the card it moves are
 committed together or not at all. The readers accept `known` (the bank's question ids) so that a
-question dropped from the bank never fills a review with something that cannot be asked.
+question dropped from the bank never fills a review with something that cannot be asked. A row
+written under SM-2 (stability NULL) is read as its FSRS equivalent (bot/review/cards.from_sm2) and
+written back as FSRS at its next answer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 
 import aiosqlite
 
-from bot.review.cards import ReviewCard, schedule
+from bot.review.cards import DEFAULT_RETENTION, ReviewCard, from_sm2, schedule
 from bot.store.database import Database, placeholders
 
+_COLUMNS = "repetitions, interval_days, ease, due_at, lapses, last_reviewed_at, stability, card_difficulty, state"
 
-async def _card(connection: aiosqlite.Connection, user_id: int, question_id: str) -> ReviewCard | None:
-    async with connection.execute(
-        """SELECT repetitions, interval_days, ease, due_at, lapses FROM review_cards
-           WHERE user_id = ? AND question_id = ?""",
-        (user_id, question_id),
-    ) as cursor:
-        row = await cursor.fetchone()
-    return ReviewCard(int(row[0]), float(row[1]), float(row[2]), float(row[3]), int(row[4])) if row else None
+
+def _card(row: Any) -> ReviewCard:
+    repetitions, interval_days, ease, due_at, lapses, last, stability, difficulty, state = row
+    if stability is None:
+        return from_sm2(int(repetitions), float(interval_days), float(ease), float(due_at), int(lapses),
+                        None if last is None else float(last))
+    return ReviewCard(float(stability), float(difficulty), float(due_at), int(lapses),
+                      None if last is None else float(last), int(repetitions), int(state))
 
 
 async def get_card(db: Database, user_id: int, question_id: str) -> ReviewCard | None:
     """The user's card for a question, or None when it never entered review."""
-    return await _card(db.connection, user_id, question_id)
+    row = await db.fetch_one(f"SELECT {_COLUMNS} FROM review_cards WHERE user_id = ? AND question_id = ?",
+                             (user_id, question_id))
+    return _card(tuple(row)) if row else None
 
 
 async def record_review(connection: aiosqlite.Connection, user_id: int, question_id: str, correct: bool,
-                        latency_ms: int | None, now: float) -> None:
+                        latency_ms: int | None, now: float, retention: float = DEFAULT_RETENTION) -> None:
     """Inside a caller's transaction: move the question's card by one answer (a right first answer
     creates nothing)."""
-    await record_reviews(connection, [ReviewAnswer(user_id, question_id, correct, latency_ms, now)])
+    await record_reviews(connection, [ReviewAnswer(user_id, question_id, correct, latency_ms, now)], retention)
 
 
 @dataclass(frozen=True)
@@ -47,35 +53,37 @@ class ReviewAnswer:
     at: float
 
 
-async def record_reviews(connection: aiosqlite.Connection, answers: list[ReviewAnswer]) -> None:
+async def record_reviews(connection: aiosqlite.Connection, answers: list[ReviewAnswer],
+                         retention: float = DEFAULT_RETENTION) -> None:
     """Inside a caller's transaction: move the cards of many answers, in order, in two statements."""
     if not answers:
         return
     users = sorted({answer.user_id for answer in answers})
     questions = sorted({answer.question_id for answer in answers})
     rows = await connection.execute_fetchall(
-        f"""SELECT user_id, question_id, repetitions, interval_days, ease, due_at, lapses FROM review_cards
+        f"""SELECT user_id, question_id, {_COLUMNS} FROM review_cards
             WHERE user_id IN ({placeholders(users)}) AND question_id IN ({placeholders(questions)})""",
         (*users, *questions),
     )
-    cards = {(row[0], row[1]): ReviewCard(int(row[2]), float(row[3]), float(row[4]), float(row[5]), int(row[6]))
-             for row in rows}
+    cards = {(row[0], row[1]): _card(tuple(row)[2:]) for row in rows}
     changed: dict[tuple[int, str], tuple] = {}
     for answer in answers:
         key = (answer.user_id, answer.question_id)
-        card = schedule(cards.get(key), answer.correct, answer.latency_ms, answer.at)
+        card = schedule(cards.get(key), answer.correct, answer.at, retention)
         if card is not None:
             cards[key] = card
-            changed[key] = (*key, card.repetitions, card.interval_days, card.ease, card.due_at, card.lapses, answer.at)
+            changed[key] = (*key, card.repetitions, card.interval_days, card.due_at, card.lapses, answer.at,
+                            card.stability, card.difficulty, card.state)
     if changed:
         await connection.executemany(
-            """INSERT INTO review_cards (user_id, question_id, repetitions, interval_days, ease, due_at, lapses,
-                                         last_reviewed_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """INSERT INTO review_cards (user_id, question_id, repetitions, interval_days, due_at, lapses,
+                                         last_reviewed_at, stability, card_difficulty, state)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                ON CONFLICT (user_id, question_id) DO UPDATE SET
                    repetitions = excluded.repetitions, interval_days = excluded.interval_days,
-                   ease = excluded.ease, due_at = excluded.due_at, lapses = excluded.lapses,
-                   last_reviewed_at = excluded.last_reviewed_at""",
+                   due_at = excluded.due_at, lapses = excluded.lapses,
+                   last_reviewed_at = excluded.last_reviewed_at, stability = excluded.stability,
+                   card_difficulty = excluded.card_difficulty, state = excluded.state""",
             list(changed.values()),
         )
 

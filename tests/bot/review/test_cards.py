@@ -1,4 +1,4 @@
-"""Spaced repetition: the SM-2 schedule as a table, and review cards through a real SQLite file."""
+"""Spaced repetition: the FSRS schedule, SM-2 cards migrated, and review cards through a real SQLite file."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from bot.domain import LETTERS, ChatRef, InterviewFilters, UserRef
 from bot.core import Core
 from tests.fakes import click
 from bot.interview.engine import Delivery, InterviewEngine
-from bot.review.cards import DAY_S, MIN_EASE, ReviewCard, schedule
+from bot.review.cards import DAY_S, ReviewCard, from_sm2, schedule
 from bot.store import Database
 from bot.store.people import ensure_user
 from bot.store.review import due_count, due_questions, get_card, next_due_at, record_review
@@ -28,58 +28,55 @@ def days_until(card: ReviewCard, now: float) -> float:
 # --- the schedule, pure ----------------------------------------------------------------------------
 
 def test_a_right_answer_on_a_new_question_creates_nothing() -> None:
-    assert schedule(None, True, FAST, NOW) is None
-    assert schedule(None, True, None, NOW) is None
+    assert schedule(None, True, NOW) is None
 
 
-@pytest.mark.parametrize("latency_ms", [FAST, SLOW, None], ids=["wrong", "slow-wrong", "timeout"])
-def test_a_miss_creates_a_card_due_tomorrow(latency_ms: int | None) -> None:
-    card = schedule(None, False, latency_ms, NOW)
-    assert card == ReviewCard(repetitions=0, interval_days=1.0, ease=2.3, due_at=NOW + DAY_S, lapses=1)
+def test_a_miss_creates_a_card_due_tomorrow() -> None:
+    card = schedule(None, False, NOW)
+    assert card is not None and card.lapses == 1 and card.repetitions == 0
+    assert days_until(card, NOW) == pytest.approx(1.0)
+    assert card.last_reviewed_at == NOW and 0 < card.stability < 1 and 1 <= card.difficulty <= 10
 
 
-@pytest.mark.parametrize(
-    "latency_ms, intervals, eases",
-    [
-        (FAST, [1, 6, 15, 39], [2.4, 2.5, 2.6, 2.7]),  # quality 5: ease grows by 0.1 each time
-        (SLOW, [1, 6, 14, 32], [2.3, 2.3, 2.3, 2.3]),  # quality 4: ease stays
-        (None, [1, 6, 14, 32], [2.3, 2.3, 2.3, 2.3]),  # unknown time counts as slow
-        (14_999, [1, 6, 15, 39], [2.4, 2.5, 2.6, 2.7]),
-        (15_000, [1, 6, 14, 32], [2.3, 2.3, 2.3, 2.3]),
-    ],
-)
-def test_right_answers_push_a_card_further_out(latency_ms: int | None, intervals: list[int],
-                                               eases: list[float]) -> None:
-    card = schedule(None, False, None, NOW)
-    now = NOW
-    for repetition, (interval, ease) in enumerate(zip(intervals, eases), start=1):
+def test_right_answers_push_a_card_further_out() -> None:
+    """FSRS-6's default weights: after a miss, right answers on time give 2, 6, 17, 44 days."""
+    card = schedule(None, False, NOW)
+    intervals = []
+    for repetition in range(1, 5):
         now = card.due_at
-        card = schedule(card, True, latency_ms, now)
-        assert card is not None
+        card = schedule(card, True, now)
         assert card.repetitions == repetition and card.lapses == 1
-        assert card.interval_days == interval and days_until(card, now) == pytest.approx(interval)
-        assert card.ease == pytest.approx(ease)
+        intervals.append(round(days_until(card, now)))
+        assert card.interval_days == pytest.approx(days_until(card, now))
+    assert intervals == [2, 6, 17, 44]
 
 
-def test_a_lapse_resets_the_repetitions_and_lowers_the_ease() -> None:
-    card = schedule(None, False, None, NOW)
+def test_a_lapse_shortens_the_next_interval_and_hardens_the_card() -> None:
+    card = schedule(None, False, NOW)
     for _ in range(3):
-        card = schedule(card, True, FAST, card.due_at)
-    assert (card.repetitions, card.interval_days, card.ease) == (3, 15.0, pytest.approx(2.6))
+        card = schedule(card, True, card.due_at)
     later = card.due_at + 3 * DAY_S
-    lapsed = schedule(card, False, FAST, later)
-    assert lapsed == ReviewCard(repetitions=0, interval_days=1.0, ease=pytest.approx(2.4), due_at=later + DAY_S,
-                                lapses=2)
-    again = schedule(lapsed, True, FAST, lapsed.due_at)
-    assert (again.repetitions, again.interval_days) == (1, 1.0), "the climb starts over"
+    lapsed = schedule(card, False, later)
+    assert lapsed.lapses == 2 and lapsed.repetitions == 0
+    assert lapsed.stability < card.stability and lapsed.difficulty > card.difficulty
+    assert days_until(lapsed, later) < card.interval_days
 
 
-def test_the_ease_never_falls_below_the_floor() -> None:
-    card = None
-    for _ in range(10):
-        card = schedule(card, False, None, NOW)
-    assert card.ease == MIN_EASE and card.lapses == 10
-    assert schedule(card, True, SLOW, NOW).ease == MIN_EASE
+def test_a_higher_retention_brings_reviews_sooner() -> None:
+    card = ReviewCard(stability=10.0, difficulty=5.0, due_at=NOW, lapses=1, last_reviewed_at=NOW - 10 * DAY_S)
+    relaxed, strict = schedule(card, True, NOW, 0.8), schedule(card, True, NOW, 0.95)
+    assert days_until(strict, NOW) < days_until(schedule(card, True, NOW), NOW) < days_until(relaxed, NOW)
+
+
+def test_an_sm2_card_converts_due_when_sm2_said() -> None:
+    card = from_sm2(repetitions=3, interval_days=15.0, ease=2.6, due_at=NOW, lapses=1,
+                    last_reviewed_at=NOW - 15 * DAY_S)
+    assert (card.stability, card.due_at, card.lapses, card.repetitions) == (15.0, NOW, 1, 3)
+    assert card.difficulty == pytest.approx(5 - 0.1 * 5 / 1.2)
+    assert from_sm2(0, 1.0, 1.3, NOW, 4, None).difficulty == 10.0
+    assert from_sm2(0, 1.0, 1.3, NOW, 4, None).last_reviewed_at == NOW - DAY_S
+    assert from_sm2(5, 0.2, 3.5, NOW, 0, None).stability == 1.0
+    assert from_sm2(5, 30.0, 3.5, NOW, 0, None).difficulty == 1.0
 
 
 # --- the store -------------------------------------------------------------------------------------
@@ -116,19 +113,44 @@ async def test_missed_questions_fall_due_most_overdue_first(db: Database, clock:
 async def test_a_right_review_moves_the_card_and_a_miss_brings_it_back(db: Database, clock: ManualClock) -> None:
     alice = await user_id(db, ALICE, clock)
     await answer(db, alice, "q", False, clock)
-    for interval in (1, 6, 15):
+    for interval in (2, 6, 17):
         clock.advance(DAY_S)
         while await due_questions(db, alice, clock.now()) == []:
             clock.advance(DAY_S)
         await answer(db, alice, "q", True, clock)
         card = await get_card(db, alice, "q")
-        assert card.interval_days == interval and card.due_at == pytest.approx(clock.now() + interval * DAY_S)
+        assert round(card.interval_days) == interval and card.due_at == pytest.approx(clock.now() + interval * DAY_S)
         assert await due_questions(db, alice, clock.now()) == []
     await answer(db, alice, "q", False, clock)
     card = await get_card(db, alice, "q")
-    assert (card.repetitions, card.lapses, card.interval_days) == (0, 2, 1.0)
+    assert (card.repetitions, card.lapses) == (0, 2)
     row = await db.fetch_one("SELECT last_reviewed_at FROM review_cards WHERE question_id = 'q'")
     assert row["last_reviewed_at"] == clock.now()
+
+
+async def test_sm2_cards_of_an_older_store_migrate(db_path, clock: ManualClock) -> None:
+    """A store written under SM-2 (schema 6) opens on FSRS: each card keeps its due date, then moves on FSRS."""
+    old = await Database.open(db_path, migrate_to=6)
+    alice = await user_id(old, ALICE, clock)
+    async with old.transaction() as connection:
+        await connection.execute(
+            """INSERT INTO review_cards (user_id, question_id, repetitions, interval_days, ease, due_at, lapses,
+                                         last_reviewed_at) VALUES (?, 'q', 3, 15, 2.6, ?, 1, ?)""",
+            (alice, NOW, NOW - 15 * DAY_S))
+    await old.close()
+    db = await Database.open(db_path)
+    try:
+        card = await get_card(db, alice, "q")
+        assert card == from_sm2(3, 15.0, 2.6, NOW, 1, NOW - 15 * DAY_S)
+        assert await due_questions(db, alice, NOW) == ["q"] and await due_questions(db, alice, NOW - 1) == []
+        clock.set(NOW)
+        await answer(db, alice, "q", True, clock)
+        moved = await get_card(db, alice, "q")
+        assert moved.repetitions == 4 and moved.stability > 15 and days_until(moved, NOW) > 15
+        row = await db.fetch_one("SELECT stability, state FROM review_cards WHERE question_id = 'q'")
+        assert row["stability"] == pytest.approx(moved.stability) and row["state"] == 2
+    finally:
+        await db.close()
 
 
 async def test_cards_belong_to_one_user(db: Database, clock: ManualClock) -> None:
