@@ -20,6 +20,7 @@ from bot.bank.stats import bank_stats, format_stats
 from bot.bank.verify import summary, verify_all
 from bot.store import StoreError
 from bot.app.secrets import hide_token_lines, redact_logs
+from bot.app.item_report import add_report_parser
 from bot.app.config import ENVIRONMENT_HELP, ConfigError, Settings, default_db_path, load_settings
 
 
@@ -73,6 +74,7 @@ def _add_questions_parser(commands: argparse._SubParsersAction) -> None:
     verify.add_argument("--strict", action="store_true",
                         help="treat a skipped snippet (missing torch or numpy) as a failure, as CI does")
     verify.set_defaults(handler=_verify)
+    add_report_parser(actions)
 
 
 def _bank_paths(args: argparse.Namespace, settings: Settings) -> list[Path] | None:

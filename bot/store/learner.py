@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import aiosqlite
 
 from bot.learner.ability import PRIOR, Estimate, update, widen
+from bot.learner.analysis import AnswerRow
 from bot.learner.items import Item, starting_difficulty
 from bot.store.database import Database, placeholders
 
@@ -29,16 +30,6 @@ class LearnerAnswer:
     right: bool
     at: float
     calibrate: bool = True
-
-
-@dataclass(frozen=True)
-class AnswerRow:
-    """One recorded first-sight answer, for item analysis (reviews left out)."""
-
-    question_id: str
-    user_id: int
-    option_index: int | None
-    right: bool
 
 
 Key = tuple[int, str, str]  # (user id, scope, name)
