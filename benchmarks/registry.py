@@ -20,6 +20,7 @@ MODULES: tuple[str, ...] = (
     "benchmarks.footprint",
     "benchmarks.progress",
     "benchmarks.flood",
+    "benchmarks.adaptive",
 )
 
 # Keys the issue asks the JSON to hold; the harness says which ones a run did not produce.
@@ -34,4 +35,7 @@ REQUIRED_KEYS: tuple[str, ...] = (
     "progress.p50_ms",
     "bank.load_10k_s",
     "footprint.rss_mb",
+    "adaptive.rmse_ratio",
+    "adaptive.band_accuracy_12",
+    "adaptive.other_wrong_key_flags",
 )

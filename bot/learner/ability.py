@@ -19,7 +19,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-PRIOR_VARIANCE = 1.0  # abilities in the population spread about one logit either way
+PRIOR_VARIANCE = 2.0  # people spread as widely as the labels (easy -1.5 .. hard +1.5) and a little beyond
 DRIFT_PER_DAY = 0.002  # a belief left alone widens (people learn and forget), up to the prior
 NEWTON_STEPS = 4
 

@@ -5,7 +5,10 @@ of being right with the person's rest score: their share right on every other qu
 answered), each option's share, and flags:
 
 - wrong_key: a likely wrong key. Negative discrimination (the stronger people are, the more they
-  miss it), or a distractor chosen more than the key by the strong third of its answerers.
+  miss it), or a distractor that the strong third of its answerers choose more than the key and that
+  draws the stronger people more than the key does (its own point-biserial is positive and above the
+  key's): on a hard question the strong may split by chance, but a distractor that is really the
+  answer is chosen the more, the stronger people are.
 - dead_distractor: an option almost nobody takes (under 5% with 50 or more answers): it adds length,
   not measurement.
 - off_label: the recalibrated difficulty lies more than a logit from where its label puts it.
@@ -108,8 +111,8 @@ def _item(question: Question, answers: list[AnswerRow], totals: Mapping[int, lis
     shares = tuple(OptionShare(LETTERS[i], round(chosen.count(i) / len(chosen), 3) if chosen else 0.0,
                                i == question.correct_index) for i in range(len(question.options)))
     flags = []
-    if (discrimination is not None and discrimination < WRONG_KEY_BELOW) or _strong_prefer_a_distractor(question,
-                                                                                                         rests):
+    if (discrimination is not None and discrimination < WRONG_KEY_BELOW) or \
+            _strong_prefer_a_distractor(question, rests, discrimination):
         flags.append("wrong_key")
     if n >= DEAD_MIN_ANSWERS and any(not o.key and o.share < DEAD_BELOW for o in shares):
         flags.append("dead_distractor")
@@ -120,7 +123,8 @@ def _item(question: Question, answers: list[AnswerRow], totals: Mapping[int, lis
                      None if calibrated is None else round(calibrated.value, 3), tuple(flags))
 
 
-def _strong_prefer_a_distractor(question: Question, rests: list[tuple[float, AnswerRow]]) -> bool:
+def _strong_prefer_a_distractor(question: Question, rests: list[tuple[float, AnswerRow]],
+                                discrimination: float | None) -> bool:
     strong = sorted(rests, key=lambda pair: pair[0], reverse=True)[: math.floor(len(rests) * STRONG_SHARE)]
     if len(strong) < STRONG_MIN:
         return False
@@ -129,4 +133,11 @@ def _strong_prefer_a_distractor(question: Question, rests: list[tuple[float, Ans
         if answer.option_index is not None:
             counts[answer.option_index] += 1
     key = counts[question.correct_index]
-    return any(count > key for index, count in enumerate(counts) if index != question.correct_index)
+    scores = [rest for rest, _ in rests]
+    for index, count in enumerate(counts):
+        if index == question.correct_index or count <= key:
+            continue
+        drawn = _correlation([1.0 if a.option_index == index else 0.0 for _, a in rests], scores)
+        if drawn is not None and drawn > max(0.0, discrimination or 0.0):
+            return True
+    return False
