@@ -36,6 +36,9 @@ async def test_the_confirmation_deletes_everything_about_the_clicker_only(core: 
               for table in ("answers", "interviews", "review_cards")}
     assert counts["answers"] == 2 and counts["interviews"] == 1, "Ben's interview answer and daily answer stay"
     assert await db.fetch_one("SELECT 1 FROM chats WHERE platform_chat_id = 'dm-ada'") is None
+    ability_owners = {row[0] for row in await db.fetch_all("SELECT DISTINCT user_id FROM abilities")}
+    ben = (await db.fetch_one("SELECT id FROM users WHERE name = 'Ben'"))[0]
+    assert ability_owners == {ben}, "Ada's abilities go with her; Ben's stay"
     assert await db.fetch_one("SELECT 1 FROM chats WHERE platform_chat_id = 'g'") is not None
 
 
