@@ -8,7 +8,7 @@ open-spaced-repetition benchmark FSRS predicts recall far better than SM-2, even
 answers alone, which is all a multiple-choice click tells. Learning steps of minutes make no sense
 between chat sessions, so a card goes straight to whole days; fuzzing is off so that a schedule is a
 function of its answers (the tests and a restart see the same dates). Cards written under SM-2
-(before schema 7) convert on first read (`from_sm2`). The functions read no clock: callers pass `now`.
+(before schema 8) convert on first read (`from_sm2`). The functions read no clock: callers pass `now`.
 """
 
 from __future__ import annotations

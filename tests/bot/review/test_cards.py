@@ -129,8 +129,8 @@ async def test_a_right_review_moves_the_card_and_a_miss_brings_it_back(db: Datab
 
 
 async def test_sm2_cards_of_an_older_store_migrate(db_path, clock: ManualClock) -> None:
-    """A store written under SM-2 (schema 6) opens on FSRS: each card keeps its due date, then moves on FSRS."""
-    old = await Database.open(db_path, migrate_to=6)
+    """A store written under SM-2 (schema 7) opens on FSRS: each card keeps its due date, then moves on FSRS."""
+    old = await Database.open(db_path, migrate_to=7)
     alice = await user_id(old, ALICE, clock)
     async with old.transaction() as connection:
         await connection.execute(
