@@ -58,7 +58,8 @@ def level(estimate: Estimate) -> Level:
     low, high = band_bounds(band)
     se = max(estimate.se, 1e-9)
     confidence = _normal_cdf((high - estimate.value) / se) - _normal_cdf((low - estimate.value) / se)
-    return Level(band, round(estimate.value, 3), round(estimate.se, 3), round(confidence, 3), estimate.answers)
+    return Level(band, round(estimate.value, 3) + 0.0, round(estimate.se, 3), round(confidence, 3),
+                 estimate.answers)  # + 0.0: no -0.0 in a report
 
 
 def combined(estimates: list[Estimate]) -> Estimate | None:

@@ -13,6 +13,8 @@ Label = Callable[[str], str]  # a topic id as the person reads it
 
 
 def _number(language: str, text: str) -> str:
+    if text.lstrip("+-") == "0.0":
+        text = "0.0"  # no sign on a zero that rounding made
     return text.replace(".", ",") if language == "tr" else text  # Turkish writes a decimal comma
 
 

@@ -18,7 +18,6 @@ from bot.store import Database
 from bot.tokens import answer_token
 
 ANN = UserRef("test", "ann", "Ann", "en")
-DM = ChatRef("test", "dm-ann")
 TOPICS = ("distributed-strategies-sync", "ml-scaling-performance")
 
 
@@ -32,14 +31,15 @@ def _letter(delivery: Delivery, right: bool) -> str:
     return next(LETTERS[p] for p, i in enumerate(delivery.asked.option_order) if (i == key) == right)
 
 
-async def _run(core: Core, filters: InterviewFilters, answers) -> tuple[list[Delivery], object]:
+async def _run(core: Core, filters: InterviewFilters, answers, user: UserRef = ANN) -> tuple[list[Delivery], object]:
     """Answer an interview through Core.click; `answers(n)` says whether the n-th answer is right."""
-    outgoing = await core.start_interview(ANN, DM, filters)
-    delivery = (await core.engine.current(await core.caller(ANN, DM)))
+    chat = ChatRef("test", f"dm-{user.platform_id}")
+    outgoing = await core.start_interview(user, chat, filters)
+    delivery = (await core.engine.current(await core.caller(user, chat)))
     seen, n = [], 0
     while delivery is not None:
         seen.append(delivery)
-        reply = await core.click(ANN, DM, answer_token(delivery.asked.id, _letter(delivery, answers(n))))
+        reply = await core.click(user, chat, answer_token(delivery.asked.id, _letter(delivery, answers(n))))
         assert reply.refused is None and reply.result is not None
         delivery, report, n = reply.result.next, reply.result.report, n + 1
     assert outgoing.asked_id == seen[0].asked.id
@@ -81,13 +81,8 @@ async def test_topics_are_balanced_and_nothing_repeats(db, shipped, clock) -> No
 async def test_two_people_of_one_ability_get_different_sequences(db, shipped, clock) -> None:
     core = await _core(db, shipped, clock, seed=5)
     first, _ = await _run(core, InterviewFilters(topics=TOPICS[:1], count=5), lambda n: True)
-    other = UserRef("test", "bob", "Bob", "en")
-    global ANN
-    saved, ANN = ANN, other
-    try:
-        second, _ = await _run(core, InterviewFilters(topics=TOPICS[:1], count=5), lambda n: True)
-    finally:
-        ANN = saved
+    second, _ = await _run(core, InterviewFilters(topics=TOPICS[:1], count=5), lambda n: True,
+                           UserRef("test", "bob", "Bob", "en"))
     assert [d.question.id for d in first] != [d.question.id for d in second]
 
 

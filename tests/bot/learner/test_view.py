@@ -25,7 +25,7 @@ def _text(language: str) -> str:
 def test_the_verdict_in_english() -> None:
     text = _text("en")
     assert "Your level" in text
-    assert "SYNC: senior, sure (93% sure; ability +1.2 ± 0.3)" in text
+    assert "SYNC: senior, sure (93% likely; ability +1.2 ± 0.3)" in text
     assert "LEAK: mid-level, fairly sure" in text
     assert "Overall: mid-level" in text and "-0.75" in text
 
@@ -33,7 +33,7 @@ def test_the_verdict_in_english() -> None:
 def test_the_verdict_in_turkish() -> None:
     text = _text("tr")
     assert "Seviyen" in text
-    assert "SYNC: senior, eminim (%93 emin; yetenek +1,2 ± 0,3)" in text
+    assert "SYNC: senior, eminim (%93 olasılıkla; yetenek +1,2 ± 0,3)" in text
     assert "LEAK: orta seviye, büyük ölçüde eminim" in text
     assert "Genel: orta seviye" in text
 
@@ -53,3 +53,9 @@ async def test_report_and_progress_carry_the_levels(db, bank, clock, language, t
     report_text = reply.follow_ups[-1].message.plain_text()
     assert title in report_text
     assert progress in (await core.progress(user)).plain_text()
+
+
+def test_a_zero_ability_has_no_sign() -> None:
+    blocks = level_blocks({"t": level(Estimate(-0.01, 0.5))}, None, "tr", str)
+    assert "yetenek 0,0 ±" in render_plain(Message(tuple(blocks)))
+    assert level(Estimate(-0.0001, 0.5)).ability == 0.0 and str(level(Estimate(-0.0001, 0.5)).ability) == "0.0"
