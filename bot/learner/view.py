@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
 
 from bot.learner.ability import Estimate
 from bot.learner.verdict import Level, level
@@ -39,11 +40,24 @@ def level_blocks(levels: Mapping[str, Level], overall: Level | None, language: s
     return blocks
 
 
-def ability_blocks(abilities: Mapping[str, Estimate], language: str, label: Label) -> list[Block]:
-    """/progress: ability per topic as it stands now, one line each."""
+def _progress_line(language: str, topic: str, estimate: Estimate, then: tuple[float, Estimate] | None) -> str:
+    line = t(language, "learner.progress_line", topic=topic, **_values(language, level(estimate)))
+    if then is None:
+        return line
+    week, earlier = then
+    change = _number(language, f"{estimate.value - earlier.value:+.1f}")
+    day = datetime.fromtimestamp(week, tz=timezone.utc).strftime("%Y-%m-%d")
+    return f"{line}; " + t(language, "learner.progress_since", change=change, date=day)
+
+
+def ability_blocks(abilities: Mapping[str, Estimate], language: str, label: Label,
+                   earlier: Mapping[str, tuple[float, Estimate]] | None = None) -> list[Block]:
+    """/progress: ability per topic as it stands now, one line each, with how far it moved since the
+    earliest week in `earlier` (week start, belief at that week's end)."""
     if not abilities:
         return []
-    lines = [t(language, "learner.progress_line", topic=label(name), **_values(language, level(estimate)))
+    earlier = earlier or {}
+    lines = [_progress_line(language, label(name), estimate, earlier.get(name))
              for name, estimate in sorted(abilities.items(), key=lambda pair: label(pair[0]).casefold())]
     return [Paragraph(t(language, "learner.progress_title"), "title"),
             Paragraph("\n".join(f"- {line}" for line in lines))]

@@ -15,9 +15,11 @@ from bot.learner.view import ability_blocks
 from bot.schedule.clock import Clock, SystemClock
 from bot.store import learner as beliefs
 from bot.store.database import Database
-from bot.text.messages import Message
+from bot.store.scores import WEEK_S, utc_week_start
+from bot.text.messages import Block, Message
 
 
+TREND_WEEKS = 12  # /progress says how far each topic's ability moved since this many weeks ago (or its start)
 CHARTS_KEPT = 256  # recent charts (about 30 KB each), until their owner answers again
 
 
@@ -43,9 +45,17 @@ class ProgressService:
             while len(self._charts) > CHARTS_KEPT:
                 self._charts.popitem(last=False)
         message = progress_message(self.bank, progress, caller.language, image)
-        abilities = await beliefs.abilities(self.db, caller.user.id, self.clock.now()) if progress.answered else {}
-        lines = ability_blocks(abilities, caller.language, lambda name: topic_label(self.bank, name, caller.language))
+        lines = await self._abilities(caller.user.id, caller.language) if progress.answered else []
         return replace(message, blocks=(*message.blocks, *lines)) if lines else message
+
+    async def _abilities(self, user_id: int, language: str) -> list[Block]:
+        """Ability per topic now, and how far it moved since the earliest of the last weeks kept."""
+        now = self.clock.now()
+        abilities = await beliefs.abilities(self.db, user_id, now)
+        weeks = await beliefs.weekly_abilities(self.db, user_id, now - TREND_WEEKS * WEEK_S)
+        this_week = utc_week_start(now)
+        earlier = {topic: kept[0] for topic, kept in weeks.items() if kept and kept[0][0] < this_week}
+        return ability_blocks(abilities, language, lambda name: topic_label(self.bank, name, language), earlier)
 
     async def history(self, caller: Caller) -> Message:
         assert caller.user is not None

@@ -2,7 +2,9 @@
 
 `record_answers` runs inside the caller's answer transaction (an interview's, a review's, a batch of
 daily answers), so an answer and the beliefs it moves are committed together or not at all. The
-readers give beliefs as they stand now: a belief left alone widens with time (ability.widen).
+readers give beliefs as they stand now: a belief left alone widens with time (ability.widen). Each
+topic's belief is also kept as it stood at the end of each UTC week (ability_weeks), for /progress to
+say how it moved.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from bot.learner.ability import PRIOR, Estimate, update, widen
 from bot.learner.analysis import AnswerRow
 from bot.learner.items import Item, starting_difficulty
 from bot.store.database import Database, placeholders
+from bot.store.scores import utc_week_start
 
 DAY_S = 86_400.0
 TOPIC, SPECIALTY = "topic", "specialty"
@@ -78,6 +81,12 @@ async def record_answers(connection: aiosqlite.Connection, answers: list[Learner
            ON CONFLICT (user_id, scope, name) DO UPDATE SET ability = excluded.ability,
                variance = excluded.variance, answers = excluded.answers, updated_at = excluded.updated_at""",
         [(*key, belief.value, belief.variance, belief.answers, at) for key, (belief, at) in moved_people.items()])
+    await connection.executemany(
+        """INSERT INTO ability_weeks (user_id, topic, week_start, ability, variance) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (user_id, topic, week_start) DO UPDATE SET ability = excluded.ability,
+               variance = excluded.variance""",
+        [(user_id, name, utc_week_start(at), belief.value, belief.variance)
+         for (user_id, scope, name), (belief, at) in moved_people.items() if scope == TOPIC])
     if moved_items:
         await connection.executemany(
             """INSERT INTO item_difficulties (question_id, difficulty, variance, answers, updated_at)
@@ -114,3 +123,15 @@ async def answer_rows(db: Database) -> list[AnswerRow]:
            WHERE i.id IS NULL OR i.kind = 'interview'
            ORDER BY a.id""")
     return [AnswerRow(row[0], int(row[1]), None if row[2] is None else int(row[2]), bool(row[3])) for row in rows]
+
+
+async def weekly_abilities(db: Database, user_id: int, since: float) -> dict[str, list[tuple[float, Estimate]]]:
+    """Each topic's belief at the end of every week (that had answers) from `since` on, oldest first."""
+    rows = await db.fetch_all(
+        """SELECT topic, week_start, ability, variance FROM ability_weeks
+           WHERE user_id = ? AND week_start >= ? ORDER BY topic, week_start""",
+        (user_id, utc_week_start(since)))
+    weeks: dict[str, list[tuple[float, Estimate]]] = {}
+    for row in rows:
+        weeks.setdefault(row[0], []).append((float(row[1]), Estimate(float(row[2]), float(row[3]))))
+    return weeks

@@ -173,8 +173,9 @@ MIGRATIONS: tuple[str, ...] = (
         WHERE q.interview_id IS NULL
         GROUP BY week, q.chat_id;
     """,
-    # 8: the learner model (ability per person and topic or specialty, recalibrated item difficulty), and
-    # review cards on FSRS (stability, difficulty, state; SM-2 cards, with these NULL, convert when read).
+    # 8: the learner model (ability per person and topic or specialty, as it stood at the end of each UTC
+    # week, recalibrated item difficulty), and review cards on FSRS (stability, difficulty, state; SM-2
+    # cards, with these NULL, convert when read).
     """
     CREATE TABLE abilities (
         user_id INTEGER NOT NULL REFERENCES users (id),
@@ -185,6 +186,14 @@ MIGRATIONS: tuple[str, ...] = (
         answers INTEGER NOT NULL,
         updated_at REAL NOT NULL,
         PRIMARY KEY (user_id, scope, name)
+    );
+    CREATE TABLE ability_weeks (
+        user_id INTEGER NOT NULL REFERENCES users (id),
+        topic TEXT NOT NULL,
+        week_start REAL NOT NULL,
+        ability REAL NOT NULL,
+        variance REAL NOT NULL,
+        PRIMARY KEY (user_id, topic, week_start)
     );
     CREATE TABLE item_difficulties (
         question_id TEXT PRIMARY KEY,

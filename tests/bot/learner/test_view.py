@@ -59,3 +59,20 @@ def test_a_zero_ability_has_no_sign() -> None:
     blocks = level_blocks({"t": level(Estimate(-0.01, 0.5))}, None, "tr", str)
     assert "yetenek 0,0 ±" in render_plain(Message(tuple(blocks)))
     assert level(Estimate(-0.0001, 0.5)).ability == 0.0 and str(level(Estimate(-0.0001, 0.5)).ability) == "0.0"
+
+
+@pytest.mark.parametrize("language,since", [("en", "+0.9 since the week of 2026-06-01"),
+                                            ("tr", "2026-06-01 haftasından bu yana +0,9")])
+async def test_progress_says_how_far_the_ability_moved(db, bank, clock, language, since) -> None:
+    core = Core(db, bank, clock, random.Random(3), scheduled=False)
+    user, chat = UserRef("test", "dee", "Dee", language), ChatRef("test", "dm-dee", locale=language)
+    await core.set_language(language, user, chat)
+    clock.set(1_780_272_000.0 + 3600)  # Monday 2026-06-01
+    for week in range(2):
+        await core.start_interview(user, chat, InterviewFilters(topics=("sync-basics",), count=1))
+        delivery = await core.engine.current(await core.caller(user, chat))
+        right = LETTERS[delivery.asked.option_order.index(delivery.question.correct_index)]
+        await core.click(user, chat, answer_token(delivery.asked.id, right))
+        clock.advance(8 * 86_400)
+    text = (await core.progress(user)).plain_text()
+    assert since in text

@@ -61,3 +61,16 @@ async def test_daily_answers_in_a_batch_move_abilities(db: Database) -> None:
     assert (await beliefs.item_difficulties(db))["q1"].answers == 3
     rows = await beliefs.answer_rows(db)
     assert [(row.user_id, row.right) for row in rows] == list(zip(users, (True, True, False)))
+
+
+async def test_each_topic_keeps_its_belief_at_each_weeks_end(db: Database) -> None:
+    user = await _user(db, "ann")
+    monday = 1_780_272_000.0  # 2026-06-01, a Monday 00:00 UTC
+    for at, right in ((monday + 3600, True), (monday + 7200, True), (monday + 8 * 86_400, False)):
+        async with db.transaction() as connection:
+            await beliefs.record_answers(connection, [beliefs.LearnerAnswer(user, ITEM, right, at)])
+    weeks = (await beliefs.weekly_abilities(db, user, monday))["topic-a"]
+    assert [week for week, _ in weeks] == [monday, monday + 7 * 86_400]
+    now = (await beliefs.abilities(db, user, monday + 8 * 86_400))["topic-a"]
+    assert weeks[1][1].value == pytest.approx(now.value) and weeks[0][1].value > now.value
+    assert await beliefs.weekly_abilities(db, user, monday + 7 * 86_400) == {"topic-a": weeks[1:]}
