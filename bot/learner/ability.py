@@ -81,8 +81,12 @@ def _step(belief: Estimate, sign: float, other: float, other_variance: float, ri
 def update(person: Estimate, item: Estimate, right: bool) -> tuple[Estimate, Estimate]:
     """Both beliefs after one answer: the person's ability and the item's difficulty, each from the other's
     belief before the answer."""
-    return (_step(person, 1.0, item.value, item.variance, right),
-            _step(item, -1.0, person.value, person.variance, right))
+    return update_person(person, item, right), _step(item, -1.0, person.value, person.variance, right)
+
+
+def update_person(person: Estimate, item: Estimate, right: bool) -> Estimate:
+    """The person's belief alone after one answer (when the item is not to be recalibrated)."""
+    return _step(person, 1.0, item.value, item.variance, right)
 
 
 def widen(belief: Estimate, days: float, ceiling: float = PRIOR_VARIANCE) -> Estimate:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import aiosqlite
 
-from bot.learner.ability import PRIOR, Estimate, update, widen
+from bot.learner.ability import PRIOR, Estimate, update, update_person, widen
 from bot.learner.analysis import AnswerRow
 from bot.learner.items import Item, starting_difficulty
 from bot.store.database import Database, placeholders
@@ -68,7 +68,7 @@ async def record_answers(connection: aiosqlite.Connection, answers: list[Learner
         topic_key: Key = (answer.user_id, TOPIC, answer.item.topic)
         specialty_key: Key = (answer.user_id, SPECIALTY, answer.item.specialty)
         person, new_item = update(people.get(topic_key, PRIOR), item, answer.right)
-        overall, _ = update(people.get(specialty_key, PRIOR), item, answer.right)
+        overall = update_person(people.get(specialty_key, PRIOR), item, answer.right)
         for key, belief in ((topic_key, person), (specialty_key, overall)):
             people[key] = belief
             moved_people[key] = (belief, answer.at)
