@@ -52,15 +52,17 @@ async def record_answers(connection: aiosqlite.Connection, answers: list[Learner
     users = sorted({answer.user_id for answer in answers})
     questions = sorted({answer.item.question_id for answer in answers})
     people: dict[Key, Estimate] = {}
-    for row in await connection.execute_fetchall(
-            f"""SELECT user_id, scope, name, ability, variance, answers, updated_at FROM abilities
-                WHERE user_id IN ({placeholders(users)})""", users):
-        people[(row[0], row[1], row[2])] = _belief(row[3:], answers[0].at)
-    items: dict[str, Estimate] = {
-        row[0]: Estimate(float(row[1]), float(row[2]), int(row[3]))
-        for row in await connection.execute_fetchall(
-            f"""SELECT question_id, difficulty, variance, answers FROM item_difficulties
-                WHERE question_id IN ({placeholders(questions)})""", questions)}
+    items: dict[str, Estimate] = {}
+    for row in await connection.execute_fetchall(  # one hand-off to the database thread for both reads
+            f"""SELECT 'person', user_id, scope, name, ability, variance, answers, updated_at FROM abilities
+                WHERE user_id IN ({placeholders(users)})
+                UNION ALL
+                SELECT 'item', 0, '', question_id, difficulty, variance, answers, updated_at FROM item_difficulties
+                WHERE question_id IN ({placeholders(questions)})""", (*users, *questions)):
+        if row[0] == "person":
+            people[(row[1], row[2], row[3])] = _belief(row[4:], answers[0].at)
+        else:
+            items[row[3]] = Estimate(float(row[4]), float(row[5]), int(row[6]))
     moved_people: dict[Key, tuple[Estimate, float]] = {}
     moved_items: dict[str, tuple[Estimate, float]] = {}
     for answer in answers:
