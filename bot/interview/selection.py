@@ -4,8 +4,9 @@ Two ways. A pinned interview (`--difficulty`) is planned at its start: never-see
 order, then the least recently seen. An adaptive one (the default when the difficulty is not pinned)
 chooses each question when the one before is answered: the chosen topic asked least so far, then
 among its unasked questions the most informative at the person's current ability in that topic
-(Fisher information of the Rasch model, largest where difficulty meets ability), picked at random
-among the best few ("randomesque") so that two people of one ability do not get one sequence.
+(Fisher information of the Rasch model, largest where difficulty meets ability), equally informative
+ones ordered by how little their tags were asked already, picked at random among the best few
+("randomesque") so that two people of one ability do not get one sequence.
 """
 
 from __future__ import annotations
@@ -60,16 +61,21 @@ def next_adaptive(bank: Bank, filters: InterviewFilters, asked: Sequence[str], a
     for question in left:
         by_topic.setdefault(question.topic, []).append(question)
     asked_per_topic: dict[str, int] = {}
+    asked_tags: dict[str, int] = {}
     for question_id in asked:
         known = bank.get(question_id)
         if known is not None:
             asked_per_topic[known.topic] = asked_per_topic.get(known.topic, 0) + 1
+            for tag in known.tags:
+                asked_tags[tag] = asked_tags.get(tag, 0) + 1
     topic = min(sorted(by_topic), key=lambda name: (asked_per_topic.get(name, 0),
                                                      -abilities.get(name, PRIOR).variance, rng.random()))
     candidates = [q for q in by_topic[topic] if q.id not in seen] or by_topic[topic]
     rng.shuffle(candidates)  # equal information (one label, no answers yet) is a random draw
     ability = abilities.get(topic, PRIOR).value
-    candidates.sort(key=lambda q: -information(ability, difficulty_of(q, calibrated)))
+    # the most informative first; among equally informative ones, those whose tags were asked least
+    candidates.sort(key=lambda q: (-round(information(ability, difficulty_of(q, calibrated)), 3),
+                                   sum(asked_tags.get(tag, 0) for tag in q.tags)))
     return rng.choice(candidates[:BEST_FEW])
 
 

@@ -113,3 +113,15 @@ def test_the_next_question_is_the_most_informative_at_the_ability(shipped) -> No
     picks = {next_adaptive(shipped, InterviewFilters(topics=TOPICS[:1]), (), {TOPICS[0]: Estimate(-1.4, 0.3)}, {},
                            {}, rng).difficulty for _ in range(20)}
     assert picks == {1}
+
+
+def test_among_equally_informative_questions_new_tags_come_first(shipped) -> None:
+    """Every medium question of a topic is equally informative for a newcomer: those sharing no tag with
+    what was asked are preferred."""
+    topic = TOPICS[0]
+    medium = [q for q in shipped.select((topic,), 2)]
+    first = medium[0]
+    rng = random.Random(1)
+    for _ in range(20):  # 8 of the 44 others share a tag with it: a blind draw would hit one
+        chosen = next_adaptive(shipped, InterviewFilters(topics=(topic,)), (first.id,), {}, {}, {}, rng)
+        assert chosen.difficulty == 2 and not set(chosen.tags) & set(first.tags)
