@@ -28,6 +28,7 @@ from benchmarks.profiling import describe, profile_await
 from benchmarks.sizes import scaled, temporary_folder
 from bot.domain import RecordedAnswer
 from bot.store.database import Database
+from bot.learner.items import Item
 from bot.store.answer_batch import AnswerWriter
 from bot.store.interviews import insert_answer
 
@@ -207,7 +208,8 @@ async def batched_round(path: Path, writers: int, per_writer: int, sizes: list[i
     async def writer(user: int) -> None:
         for index in range(per_writer):
             answer = answer_for(index, user)
-            await writer_of_answers.record(answer, f"q-{answer.asked_id % 500}")
+            question_id = f"q-{answer.asked_id % 500}"  # with its item, as DailyService records (learner model)
+            await writer_of_answers.record(answer, question_id, Item(question_id, "bench", "bench", 2))
 
     try:
         started = time.perf_counter()
