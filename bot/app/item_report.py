@@ -80,7 +80,7 @@ def _ordered(items: list[ItemStats]) -> list[ItemStats]:
 def format_report(items: list[ItemStats]) -> str:
     if not items:
         return "no question has enough answers yet (see --min-answers)"
-    lines = [f"{'question':<14} {'label':>5} {'answers':>7} {'right':>6} {'discr':>6}  options (key*)  flags"]
+    lines = [f"{'question':<14} {'label':>5} {'answers':>7} {'right':>6} {'discr':>6}  options in file order (key*)  flags"]
     for item in _ordered(items):
         discrimination = "-" if item.discrimination is None else f"{item.discrimination:+.2f}"
         options = " ".join(f"{o.letter}{'*' if o.key else ''}:{round(100 * o.share)}%" for o in item.options)

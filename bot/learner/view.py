@@ -27,14 +27,14 @@ def _values(language: str, verdict: Level) -> dict[str, object]:
 
 
 def level_blocks(levels: Mapping[str, Level], overall: Level | None, language: str, label: Label) -> list[Block]:
-    """The report's verdict: the level per topic with its confidence, then overall."""
+    """The report's verdict: the level per topic with its confidence, then overall (across topics)."""
     if not levels:
         return []
     lines = [t(language, "learner.topic_line", topic=label(name), **_values(language, verdict))
              for name, verdict in sorted(levels.items(), key=lambda pair: label(pair[0]).casefold())]
     blocks: list[Block] = [Paragraph(t(language, "learner.title"), "title"),
                            Paragraph("\n".join(f"- {line}" for line in lines))]
-    if overall is not None:
+    if overall is not None and len(levels) > 1:  # one topic: the overall line would only repeat it
         blocks.append(Paragraph(t(language, "learner.overall", **_values(language, overall))))
     blocks.append(Paragraph(t(language, "learner.scale"), "muted"))
     return blocks
