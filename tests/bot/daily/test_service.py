@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta
+from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -13,7 +13,7 @@ from bot.daily.service import DailyService
 from bot.port import ChatGone, ChatMoved, DeliveryUnknown
 from bot.domain import LETTERS, ChatRef, UserRef
 from bot.errors import UserError
-from bot.daily.schedule import PostSchedule, schedule_of
+from bot.daily.schedule import schedule_of
 from bot.errors import AnswerRefused
 from bot.store import Database
 from bot.store.daily import Subscription, get_subscription
@@ -28,16 +28,6 @@ def at(text: str, tz: str) -> float:
     return datetime.fromisoformat(text).replace(tzinfo=ZoneInfo(tz)).timestamp()
 
 
-@pytest.fixture
-def port() -> RecordingPort:
-    return RecordingPort()
-
-
-@pytest.fixture
-def core(db, bank, clock, port) -> Core:
-    core = Core(db, bank, clock, random.Random(3), scheduled=False)
-    core.add_port(port)
-    return core
 
 
 @pytest.fixture

@@ -3,16 +3,13 @@ zone; the settings' reveal window in hours; the fastest answers' times."""
 
 from __future__ import annotations
 
-import random
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.core import Core
 from bot.domain import ChatRef
 from bot.text.messages import Moment, Paragraph
-from tests.fakes import RecordingPort
 
 GROUP = ChatRef("test", "g1", "group", "Study group")
 
@@ -21,16 +18,6 @@ def at(text: str, tz: str = "Europe/Istanbul") -> float:
     return datetime.fromisoformat(text).replace(tzinfo=ZoneInfo(tz)).timestamp()
 
 
-@pytest.fixture
-def port() -> RecordingPort:
-    return RecordingPort()
-
-
-@pytest.fixture
-def core(db, bank, clock, port) -> Core:
-    core = Core(db, bank, clock, random.Random(3), scheduled=False)
-    core.add_port(port)
-    return core
 
 
 @pytest.mark.parametrize("language,said", [("en", "Answer revealed: 21:00, Europe/Istanbul."),

@@ -9,6 +9,7 @@ import pytest
 
 from bot.scores.boards import chat_board, groups_board, streaks
 from bot.store import Database
+from bot.store.daily import mark_post
 from bot.store.forget import forget_user
 from bot.store.scores import fold_revealed, utc_week_start
 
@@ -99,9 +100,11 @@ async def test_the_reveal_folds_and_forget_removes_the_member_totals(tmp_path) -
     async with await Database.open(tmp_path / "s.sqlite3") as db:
         await _history(db, random.Random(9), posts=10, members=6)
         async with db.transaction() as connection:
-            await connection.execute("UPDATE daily_posts SET state = 'revealed'")
-            await fold_revealed(connection, 1)
-        assert await db.fetch_one("SELECT count(*) FROM board_totals WHERE user_id = 2") is not None
+            await connection.execute("UPDATE daily_posts SET state = 'sent' WHERE state != 'failed'")
+        for post in range(1, 11):  # each reveal, as the daily service records it, folds what it settled
+            await mark_post(db, post, "revealed", START + 100 * DAY)
+        assert (await db.fetch_one("SELECT post_id FROM board_folds WHERE chat_id = 1"))[0] == 10
+        assert (await db.fetch_one("SELECT count(*) FROM board_totals WHERE user_id = 2"))[0] == 1
         await forget_user(db, 2)
         assert (await db.fetch_one("SELECT count(*) FROM board_totals WHERE user_id = 2"))[0] == 0
         board = await chat_board(db, 1, "all", START + 100 * DAY, UTC, top=50)
