@@ -275,3 +275,29 @@ async def check_the_store(api: FakeBotApi, db_path: Path, bodies: list[dict], po
           f"{len(apologies)} apologies posted; {len(tracebacks)} tracebacks logged by the bot's own code")
     assert not apologies, f"a click was answered with an apology in the chat: see {log_path}"
     assert not tracebacks, f"the bot logged a traceback:\n{tracebacks[0][:3000]}"
+
+
+async def test_sigterm_during_a_groups_reply_backlog_exits_within_ten_seconds(tmp_path: Path) -> None:
+    """Sixty members each ask something different in one group: three minutes of the group's pace.
+    SIGTERM then ends the process within 10 s (queued replies get a short grace and are dropped);
+    before per-chat queues, every update slot sat waiting for the group and the stop waited with them."""
+    api = FakeBotApi(token=TOKEN)
+    await api.start()
+    bot = BotProcess(api, tmp_path / "backlog.sqlite3", tmp_path / "bot.log")
+    group_chat = {"id": -1_005_000_000_001, "type": "supergroup", "title": "Busy group"}
+    try:
+        await bot.start()
+        for number in range(60):
+            user = member(60_001 + number)
+            api.push({"message": {"message_id": number + 1, "date": int(time.time()), "chat": group_chat, "from": user,
+                                  "text": f"/help {number}", "entities": [{"type": "bot_command", "offset": 0, "length": 5}]}})
+        await eventually(lambda: len(api.sent_to(group_chat["id"])) >= 19, 30, "the group's first minute of replies")
+        started = time.monotonic()
+        assert await bot.stop() == 0
+        assert time.monotonic() - started < 10
+        assert len(api.sent_to(group_chat["id"])) < 60, "the backlog was really there when the stop came"
+        assert "Traceback" not in bot.log_path.read_text(errors="replace")
+    finally:
+        if bot.process is not None and bot.process.returncode is None:
+            await bot.kill()
+        await api.stop()
