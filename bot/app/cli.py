@@ -75,6 +75,9 @@ def _add_questions_parser(commands: argparse._SubParsersAction) -> None:
                         help="treat a skipped snippet (missing torch or numpy) as a failure, as CI does")
     verify.set_defaults(handler=_verify)
     add_report_parser(actions)
+    from bot.formats.commands import add_format_parsers
+
+    add_format_parsers(actions)
 
 
 def _bank_paths(args: argparse.Namespace, settings: Settings) -> list[Path] | None:

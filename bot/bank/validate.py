@@ -16,7 +16,8 @@ from bot.limits import EXPLANATION_MAX, ID_MAX, MESSAGE_MAX, OPTION_MAX, OPTIONS
 from bot.text.markup import MarkupError, parse_markup
 
 ROLES = ("ml-engineer",)
-FILE_KEYS = {"role", "specialty", "topic", "title", "questions"}
+FILE_KEYS = {"role", "specialty", "topic", "title", "questions", "imported_from"}
+IMPORT_FORMATS = ("opentdb", "gift", "moodle", "csv")  # `imported_from`: its questions may lack an explanation
 QUESTION_KEYS = {"id", "difficulty", "seniority", "tags", "text", "options", "explanation", "verify"}
 OPTION_KEYS = {"en", "tr", "correct"}
 VERIFY_KEYS = {"code", "requires", "timeout"}
@@ -106,13 +107,14 @@ def validate_file(text: str, filename: str) -> tuple[Topic | None, list[Question
     if root is None:
         return None, [], checker.problems
     topic = _topic(checker, root)
+    imported = _imported_from(checker, root)
     questions: list[Question] = []
     items = root.get("questions")
     if not isinstance(items, LineList) or not items:
         checker.problem(root.key_lines.get("questions", root.line), "questions", "must be a non-empty list")
     elif topic is not None:
         for index, item in enumerate(items):
-            question = _question(checker, item, items.item_lines[index], index, topic)
+            question = _question(checker, item, items.item_lines[index], index, topic, imported=imported)
             if question is not None:
                 questions.append(question)
     return topic, questions, checker.problems
@@ -136,7 +138,19 @@ def _topic(checker: _Checker, root: LineDict) -> Topic | None:
     return Topic(values["role"], values["specialty"], values["topic"], title)
 
 
-def _question(checker: _Checker, item: Any, line: int, index: int, topic: Topic) -> Question | None:
+def _imported_from(checker: _Checker, root: LineDict) -> bool:
+    """A file written by `questions import` says from what; only there may a question lack an explanation."""
+    if "imported_from" not in root:
+        return False
+    if root["imported_from"] not in IMPORT_FORMATS:
+        checker.problem(root.key_lines["imported_from"], "imported_from",
+                        f"must be one of {', '.join(IMPORT_FORMATS)}, not {root['imported_from']!r}")
+        return False
+    return True
+
+
+def _question(checker: _Checker, item: Any, line: int, index: int, topic: Topic, *,
+              imported: bool = False) -> Question | None:
     mapping = checker.mapping(item, line, f"questions[{index}]")
     if mapping is None:
         return None
@@ -159,7 +173,8 @@ def _question(checker: _Checker, item: Any, line: int, index: int, topic: Topic)
                         f"must be one of {', '.join(SENIORITIES)}, not {seniority!r}")
     tags = _tags(checker, mapping, name)
     stem = checker.texts(mapping, "text", f"{name}.text", STEM_MAX, markup=True)
-    explanation = checker.texts(mapping, "explanation", f"{name}.explanation", EXPLANATION_MAX, markup=True)
+    explanation = ({} if imported and "explanation" not in mapping else
+                   checker.texts(mapping, "explanation", f"{name}.explanation", EXPLANATION_MAX, markup=True))
     options = _options(checker, mapping, name, line)
     verify = _verify(checker, mapping, name)
     _languages_agree(checker, mapping, name, line, stem, explanation, options)
@@ -250,10 +265,12 @@ def _verify(checker: _Checker, mapping: LineDict, name: str) -> Verify | None:
 
 def _languages_agree(checker: _Checker, mapping: LineDict, name: str, line: int,
                      stem: dict[str, str], explanation: dict[str, str], options: list[Option]) -> None:
-    """A language used anywhere in a question is used everywhere in it, so no user sees half a question."""
+    """A language used anywhere in a question is used everywhere in it, so no user sees half a question.
+    (An imported question may have no explanation at all: that is not half of one.)"""
     used = set(stem) | set(explanation) | {lang for option in options for lang in option.texts}
+    parts = (("text", stem), ("explanation", explanation)) if "explanation" in mapping else (("text", stem),)
     for language in sorted(used):
-        missing = [part for part, texts in (("text", stem), ("explanation", explanation)) if language not in texts]
+        missing = [part for part, texts in parts if language not in texts]
         missing += [f"options[{i}]" for i, option in enumerate(options) if language not in option.texts]
         if missing:
             checker.problem(line, f"{name}.{language}", f"missing in: {', '.join(missing)}")

@@ -11,7 +11,7 @@ from bot.text.names import clean_name, short_name
 from bot.text.markup import parse_markup
 from bot.text.messages import SLOT, Block, Message, Paragraph
 from bot.text.units import moment, percent, seconds_exact, span
-from bot.interview.view import explanation_blocks, option_lines, question_message, topic_label
+from bot.interview.view import explanation_blocks, language_note, option_lines, question_message, topic_label
 from bot.store.daily import PostStats, Subscription
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -42,6 +42,7 @@ def reveal_message(bank: Bank, delivery: Delivery, stats: PostStats) -> Message:
     letter = delivery.asked.shown_letter_of(question.correct_index).upper()
     blocks: list[Block] = [
         Paragraph(t(language, "daily.reveal_header", topic=topic_label(bank, question.topic, language)), "title"),
+        *language_note(question, language),
         *parse_markup(question.stem(language)),
         option_lines(delivery, reveal=True),
         Paragraph(t(language, "daily.answer_is", letter=letter)),

@@ -29,6 +29,14 @@ def _header(bank: Bank, delivery: Delivery) -> Paragraph:
                      "title")
 
 
+def language_note(question: Question, language: str) -> list[Block]:
+    """A question the bank holds only in the other language is shown in it, and says so."""
+    if language in question.languages or not question.languages:
+        return []
+    shown = question.languages[0]
+    return [Paragraph(t(language, "question.only_in", language=t(language, f"language.name.{shown}")), "muted")]
+
+
 def option_lines(delivery: Delivery, chosen: int | None = None, reveal: bool = False) -> OptionList:
     """The options in the order shown; once revealed, the key marked (and a wrong choice, if any)."""
     question, language = delivery.question, delivery.language
@@ -73,7 +81,8 @@ def question_message(bank: Bank, delivery: Delivery, *, list_options: bool = Fal
                      note: Paragraph | None = None) -> Message:
     """The question as first shown: header, stem, options (listed when they do not fit buttons, or when
     `list_options` asks, as a console does), a note (the time limit, or the daily reveal), buttons."""
-    blocks: list[Block] = [_header(bank, delivery), *parse_markup(delivery.question.stem(delivery.language))]
+    blocks: list[Block] = [_header(bank, delivery), *language_note(delivery.question, delivery.language),
+                           *parse_markup(delivery.question.stem(delivery.language))]
     if list_options or not options_fit_buttons(delivery.question, delivery.language):
         blocks.append(option_lines(delivery))
     note = note or time_limit_note(delivery)
@@ -94,6 +103,9 @@ def verdict(result: AnswerResult) -> str:
 
 
 def explanation_blocks(question: Question, language: str) -> list[Block]:
+    """Why the key is right; an imported question that came without an explanation says so."""
+    if not question.explanation:
+        return [Paragraph(t(language, "answer.no_explanation"), "muted")]
     return [Paragraph(t(language, "answer.why"), "title"), *parse_markup(question.explain(language))]
 
 
@@ -106,7 +118,8 @@ def feedback_message(result: AnswerResult) -> Message:
 def result_message(bank: Bank, result: AnswerResult) -> Message:
     """The question edited after an answer: options marked, the verdict, and the explanation."""
     delivery = result.delivery
-    blocks: list[Block] = [_header(bank, delivery), *parse_markup(delivery.question.stem(delivery.language)),
+    blocks: list[Block] = [_header(bank, delivery), *language_note(delivery.question, delivery.language),
+                           *parse_markup(delivery.question.stem(delivery.language)),
                            option_lines(delivery, result.chosen_index, reveal=True),
                            Paragraph(verdict(result)),
                            *explanation_blocks(delivery.question, delivery.language)]
@@ -192,7 +205,8 @@ def review_blocks(report: Report, language: str) -> list[Block]:
         stem = cut_at_word(_first_paragraph(missed.question, language), STEM_SHOWN)
         blocks.append(Paragraph(t(language, "report.missed_line", id=missed.question.id, stem=stem)))
         blocks.append(Paragraph(choice_line(missed, language)))
-        blocks.extend(parse_markup(missed.question.explain(language)))
+        if missed.question.explanation:
+            blocks.extend(parse_markup(missed.question.explain(language)))
     return blocks
 
 

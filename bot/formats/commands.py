@@ -1,0 +1,110 @@
+"""`interview-bot questions import` and `questions export`: other formats in and out of the bank.
+
+A bad file ends in one `FILE:LINE: problem` line per problem, exit 1 and nothing written; a good one
+in one line saying what was written where.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bot.bank.loader import check_bank
+from bot.domain import LANGUAGES
+from bot.formats import csv, gift, moodle, opentdb
+from bot.formats.bank_file import Target, build_topic_file, write_topic_file
+from bot.formats.export import EXPORT_FORMATS, export_bytes, select
+from bot.formats.model import MAX_FILE_BYTES, FormatError
+
+READERS = {"opentdb": opentdb.read, "gift": gift.read, "moodle": moodle.read, "csv": csv.read}
+
+
+def add_format_parsers(actions: argparse._SubParsersAction) -> None:
+    """`questions import` and `questions export`, under the `questions` command."""
+    importer = actions.add_parser(
+        "import", help="turn an OpenTDB, GIFT, Moodle XML or CSV file into a topic file of the bank",
+        description="Read a quiz file and write DIR/TOPIC.yaml in the bank's format, checked by the bank's "
+                    "validator first; serve it with INTERVIEW_BOT_QUESTIONS=DIR. A bad file gets FILE:LINE: "
+                    "problem lines, exit 1, and nothing is written.")
+    importer.add_argument("file", type=Path, metavar="FILE")
+    importer.add_argument("--from", dest="source", choices=tuple(READERS), required=True, help="the file's format")
+    importer.add_argument("--topic", required=True, help="the new topic's name, lowercase-with-dashes")
+    importer.add_argument("--specialty", default="imported", help="its specialty (default: imported)")
+    importer.add_argument("--lang", choices=LANGUAGES, default="en", help="the language the file is in (default en)")
+    importer.add_argument("--out", type=Path, required=True, metavar="DIR", help="the folder to write TOPIC.yaml in")
+    importer.add_argument("--replace", action="store_true", help="overwrite DIR/TOPIC.yaml if it exists")
+    importer.set_defaults(handler=run_import)
+    exporter = actions.add_parser(
+        "export", help="write the bank (or a topic) as an Anki deck, a GIFT file or a CSV file",
+        description="Write the configured bank, or one topic of it, in another format, in one language "
+                    "(questions without it come in the other language).")
+    exporter.add_argument("--to", dest="target", choices=EXPORT_FORMATS, required=True)
+    exporter.add_argument("--topic", help="only this topic (its name or title)")
+    exporter.add_argument("--lang", choices=LANGUAGES, default="en", help="the language to export (default en)")
+    exporter.add_argument("--out", type=Path, required=True, metavar="FILE")
+    exporter.set_defaults(handler=run_export)
+
+
+def _fail(problems: list[str] | str) -> int:
+    print(problems if isinstance(problems, str) else "\n".join(problems), file=sys.stderr)
+    print("nothing written", file=sys.stderr)
+    return 1
+
+
+def read_file(path: Path) -> bytes:
+    """The file's bytes, read no further than the size limit (a huge file is refused, not loaded)."""
+    try:
+        with path.open("rb") as stream:
+            return stream.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        raise FormatError([f"{path}: cannot be read: {error.strerror or error}"]) from error
+
+
+def run_import(args: argparse.Namespace, settings: object) -> int:
+    target = Target(args.topic, args.source, args.lang, args.specialty)
+    try:
+        questions = READERS[args.source](read_file(args.file), str(args.file), args.lang)
+        text = build_topic_file(questions, target)
+        path = write_topic_file(text, target, args.out, replace=args.replace)
+    except FormatError as error:
+        return _fail(str(error))
+    untold = sum(1 for question in questions if not question.explanation)
+    note = f" ({untold} without an explanation)" if untold else ""
+    print(f"wrote {len(questions)} questions{note} to {path}; serve them with INTERVIEW_BOT_QUESTIONS={args.out}")
+    return 0
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Write atomically: a failed export leaves no half file behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def run_export(args: argparse.Namespace, settings: object) -> int:
+    questions_path = getattr(settings, "questions_path", None)
+    bank, problems = check_bank([questions_path] if questions_path else None)
+    if problems:
+        return _fail([str(problem) for problem in problems] + ["the bank has problems: run `questions validate`"])
+    try:
+        questions = select(bank, args.topic)
+        topic = bank.topic_named(args.topic) if args.topic else None
+        data = export_bytes(questions, args.target, args.lang, deck_name=f"interview-bot::{topic}" if topic
+                            else "interview-bot", timestamp=time.time())
+        write_bytes(args.out, data)
+    except FormatError as error:
+        return _fail(str(error))
+    except OSError as error:
+        return _fail(f"{args.out}: cannot be written: {error.strerror or error}")
+    print(f"wrote {len(questions)} questions ({args.lang}) to {args.out}")
+    return 0

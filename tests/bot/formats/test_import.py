@@ -1,0 +1,117 @@
+"""`questions import`: a file in, a topic file the bank accepts out; a bad file names its line and writes nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.app.cli import main
+from bot.bank.loader import load_bank
+from bot.bank.validate import validate_file
+from bot.formats.bank_file import Target, build_topic_file, question_ids
+from bot.formats.model import FormatError, ImportedQuestion
+from tests.conftest import FIXTURE_BANK
+
+GIFT = """// interview-bot: difficulty=1 tags=optimisers
+Which optimiser keeps per-parameter step sizes? {=Adam ~SGD ~Plain gradient descent ####Adam scales by a running RMS.}
+
+Weight decay adds a penalty on the weights. {T}
+"""
+
+
+def write(tmp_path: Path, name: str, text: str | bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return path
+
+
+def test_an_imported_file_passes_validate_and_loads_as_a_bank(tmp_path: Path, capsys) -> None:
+    source, out = write(tmp_path, "opt.gift", GIFT), tmp_path / "bank"
+    assert main(["questions", "import", str(source), "--from", "gift", "--topic", "optimisers", "--out", str(out)]) == 0
+    assert "wrote 2 questions (1 without an explanation)" in capsys.readouterr().out
+    assert main(["questions", "validate", str(out)]) == 0
+    bank = load_bank([out, FIXTURE_BANK])  # served beside another bank, no id or topic clashes
+    adam, penalty = bank.select(topics=("optimisers",))
+    assert (adam.id, adam.difficulty, adam.seniority, adam.tags) == ("optimisers-001", 1, "junior", ("optimisers",))
+    assert adam.text == {"en": "Which optimiser keeps per-parameter step sizes?"} and adam.correct_letter == "a"
+    assert adam.explanation == {"en": "Adam scales by a running RMS."}
+    assert penalty.explanation == {} and [o.texts for o in penalty.options] == [{"en": "True"}, {"en": "False"}]
+    assert bank.topics["optimisers"].specialty == "imported"
+
+
+def test_a_bad_file_writes_nothing_and_names_the_line(tmp_path: Path, capsys) -> None:
+    source, out = write(tmp_path, "bad.gift", GIFT + "\nShort answer? {=yes =sure}\n"), tmp_path / "bank"
+    assert main(["questions", "import", str(source), "--from", "gift", "--topic", "t", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"{source}:6: a short-answer question" in err and "nothing written" in err
+    assert not out.exists()
+
+
+def test_the_bank_rules_are_traced_back_to_the_source_line(tmp_path: Path, capsys) -> None:
+    long_stem = "x" * 2600
+    source = write(tmp_path, "q.csv", f"stem,options,key\nFine?,a|b,a\n{long_stem},a|b|c|d|e|f|g,b\n")
+    out = tmp_path / "bank"
+    assert main(["questions", "import", str(source), "--from", "csv", "--topic", "t", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"{source}:3: stem: 2600 characters, over the limit of 2500" in err
+    assert f"{source}:3: options: needs 2 to 6 options, found 7" in err
+    assert not out.exists()
+
+
+def test_a_topic_already_in_the_folder_or_a_file_in_the_way_is_refused(tmp_path: Path, capsys) -> None:
+    source, out = write(tmp_path, "opt.gift", GIFT), tmp_path / "bank"
+    args = ["questions", "import", str(source), "--from", "gift", "--out", str(out)]
+    assert main([*args, "--topic", "optimisers"]) == 0
+    before = (out / "optimisers.yaml").read_bytes()
+    assert main([*args, "--topic", "optimisers"]) == 1
+    assert "exists already (--replace to overwrite it)" in capsys.readouterr().err
+    (out / "optimisers.yaml").rename(out / "renamed.yaml")
+    assert main([*args, "--topic", "optimisers"]) == 1
+    assert "already holds topic 'optimisers'" in capsys.readouterr().err
+    assert main([*args, "--topic", "optimisers-2", "--replace"]) == 0
+    assert (out / "renamed.yaml").read_bytes() == before
+
+
+def test_bad_arguments_and_unreadable_files(tmp_path: Path, capsys) -> None:
+    source, out = write(tmp_path, "opt.gift", GIFT), tmp_path / "bank"
+    assert main(["questions", "import", str(source), "--from", "gift", "--topic", "Not A Slug", "--out", str(out)]) == 1
+    assert "--topic 'Not A Slug': lowercase-with-dashes" in capsys.readouterr().err
+    assert main(["questions", "import", str(tmp_path / "none.gift"), "--from", "gift", "--topic", "t",
+                 "--out", str(out)]) == 1
+    assert "none.gift: cannot be read" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_opentdb_in_turkish_gives_turkish_true_false(tmp_path: Path) -> None:
+    document = {"results": [{"type": "boolean", "difficulty": "hard", "category": "Bilim",
+                             "question": "ReLU t&uuml;revlenebilir her yerde.", "correct_answer": "False",
+                             "incorrect_answers": ["True"]}]}
+    source, out = write(tmp_path, "tdb.json", json.dumps(document)), tmp_path / "bank"
+    assert main(["questions", "import", str(source), "--from", "opentdb", "--topic", "aktivasyon", "--lang", "tr",
+                 "--out", str(out)]) == 0
+    (question,) = load_bank([out]).questions.values()
+    assert question.text == {"tr": "ReLU türevlenebilir her yerde."} and question.correct_letter == "b"
+    assert [option.texts for option in question.options] == [{"tr": "Doğru"}, {"tr": "Yanlış"}]
+
+
+def test_ids_stay_within_the_limit_and_unique() -> None:
+    ids = question_ids("a-" + "b" * 60, 12_000)
+    assert len(set(ids)) == 12_000 and max(map(len, ids)) <= 40 and ids[0].endswith("-00001")
+
+
+def test_yaml_special_text_survives_the_writer() -> None:
+    tricky = ImportedQuestion("yes: no # not a comment\n\n```python\nprint('{a}')\n```", ("'quoted'", "- dash", "null"),
+                              2, "Trailing spaces   \nand a tab\tinside", origin="f:1")
+    text = build_topic_file([tricky], Target("tricky", "csv"))
+    _, (question,), problems = validate_file(text, "tricky.yaml")
+    assert problems == []
+    assert question.text["en"] == tricky.stem and [o.texts["en"] for o in question.options] == list(tricky.options)
+    assert question.explanation["en"] == tricky.explanation.strip()
+
+
+def test_a_markup_error_in_the_source_is_reported_at_its_question() -> None:
+    broken = ImportedQuestion("An unclosed fence:\n```python\nx = 1", ("a", "b"), 0, origin="src.gift:7")
+    with pytest.raises(FormatError, match=r"^src.gift:7: stem: "):
+        build_topic_file([broken], Target("fences", "gift"))
