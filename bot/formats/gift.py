@@ -138,17 +138,15 @@ def _question(block: _Block, filename: str, language: str, problems: list[str]) 
     if body.strip().startswith("#"):
         problems.append(f"{where}: a numeric question: only multiple choice and true/false can be imported")
         return None
-    if "->" in body:
-        problems.append(f"{where}: a matching question: only multiple choice and true/false can be imported")
-        return None
     answers = _answers(body)
     if not answers:
         problems.append(f"{where}: an essay or description (no = or ~ answers): only multiple choice and "
                         "true/false can be imported")
         return None
-    if all(mark == "=" for mark, _, _ in answers) and len(answers) > 1:
-        problems.append(f"{where}: a short-answer question (only = answers): only multiple choice and "
-                        "true/false can be imported")
+    if all(mark == "=" for mark, _, _ in answers):
+        kind = "a matching" if all("->" in text for _, text, _ in answers) else "a short-answer"
+        problems.append(f"{where}: {kind} question (only = answers): only multiple choice and true/false can be "
+                        "imported")
         return None
     options, key, feedback = [], [], ""
     for index, (mark, raw, answer_feedback) in enumerate(answers):

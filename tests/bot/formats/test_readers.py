@@ -54,6 +54,7 @@ def test_gift_true_false_in_turkish() -> None:
     ("::x:: Short answer. {=yes =sure}\n", "q.gift:1: a short-answer question"),
     ("\n\nNumeric. {#3.14:0.01}\n", "q.gift:3: a numeric question"),
     ("Match. {=a -> 1 =b -> 2 =c -> 3}\n", "q.gift:1: a matching question"),
+    ("One answer. {=only}\n", "q.gift:1: a short-answer question"),
     ("Essay. {}\n", "q.gift:1: an essay"),
     ("Two keys. {=a =b ~c}\n", "q.gift:1: 2 right answers"),
     ("Half credit. {~%50%a ~%50%b}\n", "q.gift:1: 0 right answers"),
