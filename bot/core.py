@@ -25,8 +25,9 @@ from bot.interview.view import topic_label
 from bot.port import DeliveryPort
 from bot.progress.chart import close_chart_worker
 from bot.progress.service import ProgressService
-from bot.replies import ClickReply, Outgoing
+from bot.replies import ClickReply, Document, Outgoing
 from bot.review.cards import DEFAULT_RETENTION
+from bot.review.export import missed_deck
 from bot.schedule.clock import Clock, SystemClock
 from bot.schedule.timer import Timer, shared_scheduler
 from bot.scores.boards import Period
@@ -44,8 +45,8 @@ from bot.tokens import FORGET_TOKEN, parse_answer_token
 log = logging.getLogger(__name__)
 # What an adapter needs besides the facade: the neutral values it builds calls from and renders.
 __all__ = ["LETTERS", "SENIORITIES", "AnswerRefused", "BankError", "ChatRef", "ClickReply", "CommandHint", "Core",
-           "InterviewFilters", "Message", "Outgoing", "Report", "UserError", "UserRef", "counted", "language_from_locale",
-           "render_plain", "t"]
+           "Document", "InterviewFilters", "Message", "Outgoing", "Report", "UserError", "UserRef", "counted",
+           "language_from_locale", "render_plain", "t"]
 
 
 class Core:
@@ -174,6 +175,15 @@ class Core:
     async def review(self, user: UserRef, chat: ChatRef) -> Outgoing:
         """Start a review of the due missed questions, or say when the next one is due."""
         return await self.interviews.review(await self.caller(user, chat))
+
+    async def export_missed(self, user: UserRef) -> Document | Message:
+        """The person's missed questions as an Anki deck (.apkg), or a message saying there are none yet."""
+        caller = await self.caller(user)
+        document = await missed_deck(self.db, self.bank, caller, self.clock.now())
+        if document is None:
+            return Message((Paragraph(t(caller.language, "export.nothing")),))
+        log.info("user %s exported a deck of %d bytes", user.platform_id, len(document.data))
+        return document
 
     async def expire_interviews(self) -> list[AnswerResult]:
         return await self.interviews.expire()

@@ -6,7 +6,7 @@ case and a platform.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bot.text.messages import Message
@@ -22,6 +22,15 @@ class Outgoing:
     message: Message
     asked_id: int | None = None
     total: int | None = None  # an interview's number of questions, when this starts one
+
+
+@dataclass(frozen=True)
+class Document:
+    """A file to send (a Telegram document, a Discord attachment) with a line of text beside it."""
+
+    filename: str
+    data: bytes = field(repr=False)
+    caption: str = ""
 
 
 @dataclass(frozen=True)

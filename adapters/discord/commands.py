@@ -17,14 +17,14 @@ from adapters.discord import choices
 from adapters.discord.people import chat_ref, is_private, user_ref
 from adapters.discord.places import anywhere, dm_only
 from adapters.common.deliver import deliver
-from adapters.discord.replies import defer, in_time, send, sent_id, tell
+from adapters.discord.replies import defer, in_time, send, send_file, sent_id, tell
 from adapters.discord.server_commands import SERVER_COMMANDS, core_of
 from adapters.discord.translator import CatalogTranslator, text
 from adapters.discord.translator import option_about as about
 from adapters.discord.translator import option_name as option
 from bot.text.commands import COMMANDS
 from bot.text.commands import help_message as shared_help
-from bot.core import Outgoing
+from bot.core import Document, Outgoing
 from bot.domain import InterviewFilters
 from bot.limits import INTERVIEW_COUNT_MAX, INTERVIEW_COUNT_MIN, TIME_LIMIT_MAX_S, TIME_LIMIT_MIN_S
 from bot.text.i18n import t
@@ -84,6 +84,17 @@ async def history(interaction: discord.Interaction) -> None:
     await send(interaction, await in_time(interaction, core_of(interaction).history(user_ref(interaction))))
 
 
+@app_commands.command(name="export", description=text("discord.command.export"))
+@dm_only()
+async def export(interaction: discord.Interaction) -> None:
+    """Your missed questions as an Anki deck (.apkg)."""
+    exported = await in_time(interaction, core_of(interaction).export_missed(user_ref(interaction)))
+    if isinstance(exported, Document):
+        await send_file(interaction, exported)
+    else:
+        await send(interaction, exported)
+
+
 @app_commands.command(name="forget", description=text("discord.command.forget"))
 @dm_only()
 async def forget(interaction: discord.Interaction) -> None:
@@ -130,7 +141,7 @@ async def help_(interaction: discord.Interaction) -> None:
 
 
 PERSONAL_COMMANDS: tuple[app_commands.Command, ...] = (interview, stop, review, history, progress, language, forget,
-                                                        help_)
+                                                        help_, export)
 
 
 def all_commands() -> tuple[app_commands.Command, ...]:

@@ -7,6 +7,7 @@ are a single response and slow ones (charts, writes under load) show "thinking..
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 from collections.abc import Awaitable
 from typing import Any, TypeVar
@@ -14,6 +15,7 @@ from typing import Any, TypeVar
 import discord
 
 from adapters.discord.render import Part, render
+from bot.replies import Document
 from bot.text.messages import Message
 
 log = logging.getLogger(__name__)
@@ -71,6 +73,15 @@ async def send(interaction: discord.Interaction, message: Message, *, ephemeral:
 async def sent_id(sending: Awaitable[discord.Message]) -> str:
     """The reference the core keeps for a sent message: its id."""
     return str((await sending).id)
+
+
+async def send_file(interaction: discord.Interaction, document: Document, *, ephemeral: bool = False) -> None:
+    """A file (an exported deck) as an attachment, its caption as the text beside it."""
+    file = discord.File(io.BytesIO(document.data), filename=document.filename)
+    if not interaction.response.is_done():
+        await interaction.response.send_message(document.caption, file=file, ephemeral=ephemeral)
+    else:
+        await interaction.followup.send(document.caption, file=file, ephemeral=ephemeral)
 
 
 async def tell(interaction: discord.Interaction, text: str, *, ephemeral: bool = True) -> None:

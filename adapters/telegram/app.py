@@ -36,6 +36,7 @@ COMMAND_LANGUAGES = (("en", None), ("tr", "tr"))  # English is the default list,
 COMMAND_HANDLERS = {
     "start": handlers.start, "interview": handlers.interview, "stop": handlers.stop,
     "progress": handlers.progress, "history": handlers.history, "review": handlers.review,
+    "export": handlers.export,
     "daily": group.daily, "subscribe": group.subscribe, "unsubscribe": group.unsubscribe,
     "settings": group.settings, "leaderboard": group.leaderboard, "groups": handlers.groups,
     "language": handlers.language, "help": handlers.help_command, "forget": handlers.forget,

@@ -20,7 +20,7 @@ from datetime import timedelta
 from typing import TypeVar
 
 import httpx
-from telegram import Bot
+from telegram import Bot, InputFile
 from telegram import Message as TelegramMessage
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError, TimedOut
@@ -28,6 +28,7 @@ from telegram.warnings import PTBDeprecationWarning
 
 from adapters.telegram.render import Rendered, render
 from bot.port import ChatGone, ChatMoved, DeliveryError, DeliveryUnknown
+from bot.replies import Document
 from bot.text.messages import Message
 from bot.schedule.pacing import SlidingWindow
 from bot.domain import ChatAddress
@@ -136,6 +137,12 @@ class TelegramPort:
             markup = rendered.keyboard if number == len(rendered.texts) else None
             sent = await self._send_text(chat_id, text, markup)
         assert sent is not None
+        return make_ref(sent)
+
+    async def send_document(self, chat_id: int, document: Document) -> str:
+        """Send a file (an exported deck) with its caption, paced like every other message."""
+        sent = await self._call(chat_id, "sendDocument", lambda: self.bot.send_document(
+            chat_id, InputFile(document.data, filename=document.filename), caption=document.caption[:1024] or None))
         return make_ref(sent)
 
     async def replace(self, chat_id: int, message_id: int, message: Message) -> None:

@@ -16,6 +16,7 @@ from adapters.telegram.menus import topic_menu
 from adapters.telegram.services import deliver, language_of, refs, reply, reply_key, services, user_ref
 from bot.text.commands import help_message, welcome_message
 from bot.domain import InterviewFilters
+from bot.replies import Document
 from bot.text.i18n import t
 from bot.text.messages import Message, Paragraph
 
@@ -104,6 +105,16 @@ async def review(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """/review: the missed questions that are due, or when the next one is."""
     user, chat = refs(update)
     await deliver(context, int(chat.platform_id), await services(context).core.review(user, chat))
+
+
+async def export(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/export: the missed questions as an Anki deck (a document), or why there is none."""
+    app, user = services(context), user_ref(update.effective_user)  # type: ignore[arg-type]
+    exported = await app.core.export_missed(user)
+    if isinstance(exported, Document):
+        await app.port.send_document(update.effective_chat.id, exported)  # type: ignore[union-attr]
+    else:
+        await reply(update, context, exported)
 
 
 async def language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -114,3 +114,8 @@ async def next_due_at(db: Database, user_id: int, known: Collection[str] | None 
     """When the user's earliest card falls due (possibly already past), or None without cards."""
     cards = await _by_due(db, user_id, None, known)
     return cards[0][1] if cards else None
+
+
+async def card_questions(db: Database, user_id: int, known: Collection[str] | None = None) -> list[str]:
+    """Every question the user has a card for (each one they missed at least once), most overdue first."""
+    return [question_id for question_id, _ in await _by_due(db, user_id, None, known)]

@@ -33,6 +33,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("progress", "both"),
     Command("history", "private"),
     Command("review", "private"),
+    Command("export", "private"),
     Command("daily", "group", admin=True),
     Command("subscribe", "group", admin=True),
     Command("unsubscribe", "group", admin=True),

@@ -51,6 +51,7 @@ class Request:
     files: int = 0
     params: dict[str, Any] | None = None
     at: float = field(default_factory=time.monotonic)
+    attachments: dict[str, bytes] = field(default_factory=dict)  # file name -> bytes of each file sent
 
     @property
     def callback_type(self) -> int | None:
@@ -112,8 +113,9 @@ class Recorder:
         self.messages[message_id] = message
         return message
 
-    def _record(self, method: str, path: str, payload: Any, files: int, params: Any = None) -> Request:
-        request = Request(method, path, payload, files, params)
+    def _record(self, method: str, path: str, payload: Any, files: Any, params: Any = None) -> Request:
+        attachments = {file.filename: file.fp.getvalue() for file in files or () if hasattr(file.fp, "getvalue")}
+        request = Request(method, path, payload, len(files or ()), params, attachments=attachments)
         self.requests.append(request)
         return request
 
@@ -122,7 +124,7 @@ class Recorder:
         payload = kwargs.get("json")
         if payload is None and form:
             payload = json.loads(next(part["value"] for part in form if part["name"] == "payload_json"))
-        self._record(route.method, route.url.replace(Route.BASE, ""), payload, len(files or ()))
+        self._record(route.method, route.url.replace(Route.BASE, ""), payload, files)
         if self.delay:
             await asyncio.sleep(self.delay)
         path = self.requests[-1].path
@@ -141,7 +143,7 @@ class Recorder:
         if payload is None and multipart:
             payload = json.loads(next(part["value"] for part in multipart if part["name"] == "payload_json"))
         path = route.url.replace(Route.BASE, "")
-        self._record(route.method, path, payload, len(files or ()), params)
+        self._record(route.method, path, payload, files, params)
         self._check_failure(route.method, path)
         if path.endswith("/callback"):
             return self._callback(int(route.webhook_id), payload)

@@ -184,6 +184,8 @@ class Stored:
     markup: dict | None = None
     photo: bytes | None = None
     edits: int = 0
+    document: bytes | None = None
+    filename: str = ""
 
     @property
     def buttons(self) -> list[dict]:
@@ -366,6 +368,11 @@ class FakeBotApi:
                               "width": 800, "height": 600}]
             if stored.html:
                 body["caption"] = visible_text(stored.html)
+        elif stored.document is not None:
+            body["document"] = {"file_id": f"doc{stored.message_id}", "file_unique_id": f"d{stored.message_id}",
+                                "file_name": stored.filename, "file_size": len(stored.document)}
+            if stored.html:
+                body["caption"] = visible_text(stored.html)
         else:
             body["text"] = visible_text(stored.html)
         if stored.markup and stored.markup.get("inline_keyboard"):
@@ -452,6 +459,20 @@ class FakeBotApi:
         self.messages[(stored.chat_id, stored.message_id)] = stored
         return self._message(stored)
 
+    async def api_sendDocument(self, params: dict) -> dict:
+        """A file upload: kept with its name; Telegram refuses one over 50 MB or with a caption over 1024."""
+        caption = params.get("caption") or ""
+        self._checked(caption, 1024, params)
+        document = params.get("document")
+        if not isinstance(document, bytes) or not document:
+            raise ApiError(400, "Bad Request: there is no document in the request")
+        if len(document) > 50 * 1024 * 1024:
+            raise ApiError(413, "Request Entity Too Large")
+        stored = Stored(params["chat_id"], next(self._ids), caption, params.get("reply_markup"),
+                        document=document, filename=params.get("filenames", {}).get("document", ""))
+        self.messages[(stored.chat_id, stored.message_id)] = stored
+        return self._message(stored)
+
     async def api_editMessageText(self, params: dict) -> dict:
         stored = self._stored(params)
         self._checked(params.get("text", ""), 4096, params)
@@ -496,6 +517,7 @@ async def _params(request: web.Request) -> dict[str, Any]:
         for name, value in form.items():
             if hasattr(value, "file"):
                 params[name] = value.file.read()
+                params.setdefault("filenames", {})[name] = value.filename or ""  # what a file upload was called
             else:
                 params[name] = value
     return decoded(params)
