@@ -231,6 +231,7 @@ async def _interview(args: argparse.Namespace, settings: Settings) -> int:
             print(counted(language, "interview.started", current.total or filters.count, topics=topics), file=out)
         await deliver(core, lambda message: port.send(chat, message), current)
         await _ask_all(core, port, user, chat, language)
+        print("\n" + t(language, "terminal.data_kept", db=settings.db_path), file=out)
         report = await core.latest_report(user)
         assert report is not None
         if args.json:

@@ -39,10 +39,12 @@ def _parser() -> argparse.ArgumentParser:
 
     # The composition root: adapters register their subcommands; platform libraries load only when run.
     from adapters.console import add_console_parser, add_forget_parser
+    from adapters.console_records import add_records_parsers
     from adapters.platform_commands import add_platform_parsers
 
     add_console_parser(commands)
     add_forget_parser(commands)
+    add_records_parsers(commands)
     _add_questions_parser(commands)
     add_platform_parsers(commands)
     return parser
