@@ -33,6 +33,9 @@ def add_platform_parsers(commands: argparse._SubParsersAction) -> None:
     run = commands.add_parser("run", help="run every platform whose token is set, in one process",
                               description="Run Telegram and Discord side by side over one store and one scheduler.")
     run.set_defaults(handler=_run_all)
+    for parser in (telegram, discord, run):
+        parser.add_argument("--metrics", metavar="HOST:PORT",
+                            help="serve Prometheus metrics at http://HOST:PORT/metrics (see docs/operations.md)")
 
 
 def _telegram_options(args: argparse.Namespace, settings: Settings) -> dict:
@@ -54,17 +57,27 @@ def telegram_option_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
+def metrics_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with --metrics, in one line; None when it is absent or usable."""
+    from bot.metrics import parse_address
+
+    metrics = getattr(args, "metrics", None)
+    if metrics is not None and parse_address(metrics) is None:
+        return f"--metrics must be HOST:PORT (for example 127.0.0.1:9100), not {metrics[:64]!r}"
+    return None
+
+
 def _run_telegram(args: argparse.Namespace, settings: Settings) -> int:
     from adapters.runner import run_platforms
 
-    problem = telegram_option_problem(args)
+    problem = telegram_option_problem(args) or metrics_problem(args)
     if problem is not None:
         print(f"interview-bot telegram: {problem}", file=sys.stderr)
         return 2
     if not settings.telegram_token:
         print("interview-bot telegram: set TELEGRAM_BOT_TOKEN (from @BotFather) first", file=sys.stderr)
         return 2
-    return run_platforms(settings, {"telegram": _telegram_options(args, settings)})
+    return run_platforms(settings, {"telegram": _telegram_options(args, settings)}, metrics=args.metrics)
 
 
 def _run_discord(args: argparse.Namespace, settings: Settings) -> int:
@@ -75,10 +88,13 @@ def _run_discord(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     from adapters.runner import run_platforms
 
+    if metrics_problem(args):
+        print(f"interview-bot discord: {metrics_problem(args)}", file=sys.stderr)
+        return 2
     if not settings.discord_token:
         print("interview-bot discord: set DISCORD_BOT_TOKEN (the application's bot token) first", file=sys.stderr)
         return 2
-    return run_platforms(settings, {"discord": {"sync_guild": args.sync_guild}})
+    return run_platforms(settings, {"discord": {"sync_guild": args.sync_guild}}, metrics=args.metrics)
 
 
 def _run_all(args: argparse.Namespace, settings: Settings) -> int:
@@ -92,4 +108,7 @@ def _run_all(args: argparse.Namespace, settings: Settings) -> int:
     if not wanted:
         print("interview-bot run: set TELEGRAM_BOT_TOKEN and/or DISCORD_BOT_TOKEN", file=sys.stderr)
         return 2
-    return run_platforms(settings, wanted)
+    if metrics_problem(args):
+        print(f"interview-bot run: {metrics_problem(args)}", file=sys.stderr)
+        return 2
+    return run_platforms(settings, wanted, metrics=args.metrics)

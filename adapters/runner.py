@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from bot.bank import BankError
 from bot.app.config import Settings
 from bot.core import Core
+from bot.metrics import serve_metrics
 from bot.store import StoreGone
 
 log = logging.getLogger(__name__)
@@ -33,8 +34,13 @@ def _discord(options: dict) -> Serve:
     return lambda core, settings, stop: serve(core, settings, stop, **options)
 
 
-async def _serve_all(settings: Settings, services: dict[str, Serve]) -> int:
+async def _serve_all(settings: Settings, services: dict[str, Serve], metrics: str | None = None) -> int:
     core = await Core.open(settings.db_path, settings.questions_path, review_retention=settings.review_retention)
+    try:
+        exporter = serve_metrics(metrics) if metrics else None
+    except BaseException:
+        await core.close()
+        raise
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -59,6 +65,8 @@ async def _serve_all(settings: Settings, services: dict[str, Serve]) -> int:
         if core.db.gone.is_set():
             raise StoreGone(f"the store {core.db.path} was deleted or replaced while running")
     finally:
+        if exporter is not None:
+            exporter.close()
         await core.close()
     return 0
 
@@ -79,12 +87,13 @@ def startup_problem(error: BaseException) -> str | None:
     return None
 
 
-def run_platforms(settings: Settings, wanted: dict[str, dict]) -> int:
-    """Start the named platforms ({'telegram': {...options}, 'discord': {...}}) until a signal."""
+def run_platforms(settings: Settings, wanted: dict[str, dict], *, metrics: str | None = None) -> int:
+    """Start the named platforms ({'telegram': {...options}, 'discord': {...}}) until a signal; with
+    `metrics` (HOST:PORT), serve Prometheus metrics there meanwhile."""
     builders = {"telegram": _telegram, "discord": _discord}
     services = {name: builders[name](options) for name, options in wanted.items()}
     try:
-        return asyncio.run(_serve_all(settings, services))
+        return asyncio.run(_serve_all(settings, services, metrics))
     except BankError as error:
         print(f"interview-bot: the question bank has problems:\n{error}", file=sys.stderr)
         return 1

@@ -22,6 +22,7 @@ from bot.errors import AnswerRefused, UserError
 from bot.interview.engine import AnswerResult, InterviewEngine
 from bot.interview.service import InterviewService
 from bot.interview.view import topic_label
+from bot.metrics import ANSWERS, INTERVIEWS_STARTED
 from bot.port import DeliveryPort
 from bot.progress.chart import close_chart_worker
 from bot.progress.service import ProgressService
@@ -160,7 +161,9 @@ class Core:
 
     async def start_interview(self, user: UserRef, chat: ChatRef, filters: InterviewFilters) -> Outgoing:
         """A new interview; UserError (unknown topic, 1-30 questions, 10-600 s) on every platform alike."""
-        return await self.interviews.start(await self.caller(user, chat), filters)
+        outgoing = await self.interviews.start(await self.caller(user, chat), filters)
+        INTERVIEWS_STARTED.labels(user.platform).inc()
+        return outgoing
 
     async def current_question(self, user: UserRef) -> Outgoing | None:
         return await self.interviews.current(await self.caller(user))
@@ -174,7 +177,10 @@ class Core:
 
     async def review(self, user: UserRef, chat: ChatRef) -> Outgoing:
         """Start a review of the due missed questions, or say when the next one is due."""
-        return await self.interviews.review(await self.caller(user, chat))
+        outgoing = await self.interviews.review(await self.caller(user, chat))
+        if outgoing.asked_id is not None:
+            INTERVIEWS_STARTED.labels(user.platform).inc()
+        return outgoing
 
     async def export_missed(self, user: UserRef) -> Document | Message:
         """The person's missed questions as an Anki deck (.apkg), or a message saying there are none yet."""
@@ -210,8 +216,12 @@ class Core:
                 if posted is not None and posted != message_ref:
                     raise AnswerRefused("wrong_message")
             if asked.interview_id is not None:
-                return await self.interviews.answer(caller, asked, parsed.letter)
+                reply = await self.interviews.answer(caller, asked, parsed.letter)
+                if reply.refused is None:
+                    ANSWERS.labels(user.platform, "interview").inc()
+                return reply
             answer = await self.daily.answer(caller, asked, parsed.letter)
+            ANSWERS.labels(user.platform, "daily").inc()
         except AnswerRefused as refused:
             log.info("click refused (%s): user %s:%s chat %s token %r", refused.reason, user.platform,
                      user.platform_id, chat.platform_id, token[:64])

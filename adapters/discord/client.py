@@ -18,10 +18,12 @@ from adapters.discord.buttons import AnswerButton, is_answer_custom_id
 from adapters.discord.commands import add_commands
 from adapters.discord.delivery import DiscordPort
 from adapters.discord.errors import Flooding, on_app_command_error, refuse_unknown_component
+from adapters.discord.metrics import MeteredTree, count_rate_limits
 from adapters.discord.translator import CatalogTranslator
 from adapters.discord.welcome import welcome_server
 from bot.app.config import Settings
 from bot.core import Core
+from bot.metrics import UPDATES_IN_FLIGHT
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +39,7 @@ def intents() -> discord.Intents:
     return discord.Intents(guilds=True)
 
 
-class GuardedTree(app_commands.CommandTree):
+class GuardedTree(MeteredTree):
     """The command tree with the flood guard every platform has: past a member's few commands in ten
     seconds, one "slow down" note and the rest dropped unanswered, before any store work; the same
     command with the same options repeated in a channel within seconds is dropped too."""
@@ -74,6 +76,7 @@ class InterviewClient(discord.Client):
         self.sync, self.sync_guild = sync, sync_guild
         self.tree = GuardedTree(self, flood or CommandFlood(),
                                 allowed_installs=app_commands.AppInstallationType(guild=True, user=False))
+        count_rate_limits()
         self.tree.error(on_app_command_error)
         add_commands(self.tree)
         self.port = DiscordPort(self, core)
@@ -108,7 +111,8 @@ class InterviewClient(discord.Client):
 
     async def answer_click(self, interaction: discord.Interaction, token: str) -> None:
         """An answer button was pressed (AnswerButton.callback): the core decides, the clicker is answered."""
-        await answer_click(interaction, token)
+        with UPDATES_IN_FLIGHT.labels("discord").track_inprogress():
+            await answer_click(interaction, token)
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """Clicks that no answer button handles (forged, or not on the message) get a polite refusal."""

@@ -14,6 +14,7 @@ import aiohttp
 import discord
 
 from adapters.discord.render import Part, render
+from bot.metrics import metered_send
 from bot.port import ChatGone, DeliveryError, DeliveryUnknown
 from bot.text.messages import Message
 from adapters.common.counter import CounterDebouncer
@@ -64,6 +65,7 @@ class DiscordPort:
     def _channel(self, chat: ChatAddress) -> discord.PartialMessageable:
         return self.client.get_partial_messageable(int(chat.platform_id))
 
+    @metered_send("discord")
     async def send(self, chat: ChatAddress, message: Message) -> str:
         """Post the message; the reference is the id of the (last) Discord message, which has the buttons."""
         sent: discord.Message | None = None
@@ -79,6 +81,7 @@ class DiscordPort:
         assert sent is not None
         return str(sent.id)
 
+    @metered_send("discord")
     async def edit(self, chat: ChatAddress, ref: str, message: Message) -> None:
         """Replace the message (its counter and buttons too); a deleted message is posted anew."""
         first, *rest = render(message)

@@ -9,13 +9,15 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+from collections.abc import Awaitable
 from typing import Any
 from urllib.parse import urlsplit
 
 from telegram import Bot, BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats, Update
 from telegram.error import TelegramError
 from telegram.ext import (Application, ApplicationBuilder, ApplicationHandlerStop, CallbackQueryHandler,
-                          ChatMemberHandler, CommandHandler, ContextTypes, MessageHandler, TypeHandler, filters)
+                          ChatMemberHandler, CommandHandler, ContextTypes, MessageHandler, SimpleUpdateProcessor,
+                          TypeHandler, filters)
 
 from adapters.telegram import clicks, group, handlers, menus
 from adapters.telegram.admin import AdminCheck
@@ -26,6 +28,7 @@ from adapters.telegram.services import SERVICES, Services, counter_edits, reply_
 from bot.text.commands import COMMANDS, commands_for
 from bot.app.config import Settings
 from bot.core import Core
+from bot.metrics import UPDATES_IN_FLIGHT
 
 log = logging.getLogger(__name__)
 ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER]
@@ -41,6 +44,16 @@ COMMAND_HANDLERS = {
     "settings": group.settings, "leaderboard": group.leaderboard, "groups": handlers.groups,
     "language": handlers.language, "help": handlers.help_command, "forget": handlers.forget,
 }
+
+
+class MeteredUpdates(SimpleUpdateProcessor):
+    """PTB's concurrent update processing, with the updates being handled counted for /metrics."""
+
+    __slots__ = ()
+
+    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        with UPDATES_IN_FLIGHT.labels("telegram").track_inprogress():
+            await coroutine
 
 
 class HideToken(logging.Filter):
@@ -71,7 +84,7 @@ def build_application(core: Core, token: str, *, base_url: str | None = None, pa
     # Updates run concurrently: a reply waiting for its private chat's send slot must not hold up
     # everyone else. The store, not the order of updates, decides what a click counts for. A small
     # bound with a pool to match: with 256 at once, httpx's pool bookkeeping dominated a click burst.
-    builder = (ApplicationBuilder().token(token).job_queue(None).concurrent_updates(CONCURRENT_UPDATES)
+    builder = (ApplicationBuilder().token(token).job_queue(None).concurrent_updates(MeteredUpdates(CONCURRENT_UPDATES))
                .connection_pool_size(CONCURRENT_UPDATES + 8))
     if base_url:
         builder = builder.base_url(base_url)

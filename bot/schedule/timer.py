@@ -17,6 +17,7 @@ from datetime import datetime, timedelta, timezone
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.date import DateTrigger
 
+from bot.metrics import SCHEDULER_LAG
 from bot.schedule.clock import Clock
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,7 @@ class Timer:
         self._lock = asyncio.Lock()
         self._again = False
         self._running: asyncio.Task[None] | None = None
+        self._due_at = clock.now()  # the moment the armed tick is for (its lateness is a metric)
 
     def start(self) -> None:
         """Start the scheduler with the first tick due now (it catches up on what was missed)."""
@@ -75,6 +77,7 @@ class Timer:
         if self._stopped:
             return
         when = datetime.now(timezone.utc) + timedelta(seconds=delay)
+        self._due_at = self._clock.now() + delay
         self.scheduler.add_job(self._fire, DateTrigger(run_date=when), id=self.name, replace_existing=True)
 
     async def delay(self) -> float:
@@ -93,6 +96,7 @@ class Timer:
             self._again = True
             return
         self._running = asyncio.current_task()
+        SCHEDULER_LAG.labels(self.name).set(max(0.0, self._clock.now() - self._due_at))
         try:
             async with self._lock:
                 self._again = True
