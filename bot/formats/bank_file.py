@@ -19,7 +19,6 @@ import yaml
 
 from bot.bank.loader import check_bank
 from bot.bank.validate import validate_file
-from bot.domain import Question
 from bot.formats.model import SENIORITY_OF, FormatError, ImportedQuestion
 from bot.limits import ID_MAX
 
@@ -146,11 +145,3 @@ def write_topic_file(text: str, target: Target, folder: Path, *, replace: bool =
         Path(temporary).unlink(missing_ok=True)
         raise
     return path
-
-
-def exported(question: Question, language: str) -> ImportedQuestion:
-    """A bank question in one language, as the writers take it (the other language where it lacks one)."""
-    return ImportedQuestion(stem=question.stem(language), options=tuple(o.text(language) for o in question.options),
-                            key=question.correct_index, explanation=question.explain(language) if question.explanation
-                            else "", difficulty=question.difficulty, tags=question.tags,
-                            seniority=question.seniority, origin=question.source)

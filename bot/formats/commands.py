@@ -12,6 +12,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.bank.loader import check_bank
 from bot.domain import LANGUAGES
@@ -19,6 +20,9 @@ from bot.formats import csv, gift, moodle, opentdb
 from bot.formats.bank_file import Target, build_topic_file, write_topic_file
 from bot.formats.export import EXPORT_FORMATS, export_bytes, select
 from bot.formats.model import MAX_FILE_BYTES, FormatError
+
+if TYPE_CHECKING:
+    from bot.app.config import Settings
 
 READERS = {"opentdb": opentdb.read, "gift": gift.read, "moodle": moodle.read, "csv": csv.read}
 
@@ -64,7 +68,7 @@ def read_file(path: Path) -> bytes:
         raise FormatError([f"{path}: cannot be read: {error.strerror or error}"]) from error
 
 
-def run_import(args: argparse.Namespace, settings: object) -> int:
+def run_import(args: argparse.Namespace, settings: Settings) -> int:
     target = Target(args.topic, args.source, args.lang, args.specialty)
     try:
         questions = READERS[args.source](read_file(args.file), str(args.file), args.lang)
@@ -91,9 +95,8 @@ def write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
-def run_export(args: argparse.Namespace, settings: object) -> int:
-    questions_path = getattr(settings, "questions_path", None)
-    bank, problems = check_bank([questions_path] if questions_path else None)
+def run_export(args: argparse.Namespace, settings: Settings) -> int:
+    bank, problems = check_bank([settings.questions_path] if settings.questions_path else None)
     if problems:
         return _fail([str(problem) for problem in problems] + ["the bank has problems: run `questions validate`"])
     try:

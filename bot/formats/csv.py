@@ -99,7 +99,7 @@ def read(data: bytes, filename: str, language: str = "en") -> list[ImportedQuest
                 continue  # a blank line
             questions.append(_row(row, where, problems))
     except csv.Error as error:
-        raise FormatError([f"{filename}:{reader.line_num}: not valid CSV: {error}"]) from error
+        raise FormatError([f"{filename}:{reader.line_num + 1}: not valid CSV: {error}"]) from error
     if problems:
         raise FormatError(problems)
     check_count(len(questions), filename)

@@ -7,11 +7,17 @@ from collections.abc import Sequence
 from bot.bank.loader import Bank
 from bot.domain import Question
 from bot.formats import anki, csv, gift
-from bot.formats.bank_file import exported
-from bot.formats.model import FormatError
+from bot.formats.model import FormatError, ImportedQuestion
 
 EXPORT_FORMATS = ("anki", "gift", "csv")
-SUFFIXES = {"anki": ".apkg", "gift": ".gift", "csv": ".csv"}
+
+
+def exported(question: Question, language: str) -> ImportedQuestion:
+    """A bank question in one language, as the writers take it (the other language where it lacks one)."""
+    explanation = question.explain(language) if question.explanation else ""
+    return ImportedQuestion(question.stem(language), tuple(option.text(language) for option in question.options),
+                            question.correct_index, explanation, question.difficulty, question.tags,
+                            question.seniority, question.source)
 
 
 def select(bank: Bank, topic: str | None) -> list[Question]:

@@ -49,24 +49,28 @@ def _restore(text: str) -> str:
 
 
 def _blocks(text: str) -> Iterable[_Block]:
-    """Questions separated by blank lines, with the line each starts on and its meta comment."""
+    """Questions separated by blank lines (not inside an answer block), with the line each starts on and
+    the meta comment before it."""
     lines: list[str] = []
-    start, meta, pending_meta = 0, "", ""
-    for number, raw in enumerate(text.splitlines() + [""], 1):
+    start, meta, pending_meta, depth = 0, "", "", 0
+    for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if line.startswith("//"):
             if line.startswith(META):
                 pending_meta = line[len(META):]
             continue
-        open_braces = "".join(lines).replace("\\{", "").count("{") - "".join(lines).replace("\\}", "").count("}")
-        if not line and open_braces <= 0 or line.startswith("$CATEGORY:"):
+        if (not line and depth <= 0) or line.startswith("$CATEGORY:"):
             if lines:
                 yield _Block("\n".join(lines), start, meta)
-            lines = []
+            lines, depth = [], 0
             continue
         if not lines:
             start, meta, pending_meta = number, pending_meta, ""
         lines.append(raw)
+        unescaped = re.sub(r"\\.", "", raw)
+        depth += unescaped.count("{") - unescaped.count("}")
+    if lines:
+        yield _Block("\n".join(lines), start, meta)
 
 
 def _text(raw: str) -> str:

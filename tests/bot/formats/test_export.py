@@ -13,8 +13,7 @@ import pytest
 from bot.app.cli import main
 from bot.bank.loader import Bank, load_bank
 from bot.formats import anki, csv, gift
-from bot.formats.bank_file import exported
-from bot.formats.export import export_bytes, select
+from bot.formats.export import export_bytes, exported, select
 from bot.formats.model import FormatError, ImportedQuestion
 from tests.conftest import FIXTURE_BANK
 

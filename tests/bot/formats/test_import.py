@@ -115,3 +115,28 @@ def test_a_markup_error_in_the_source_is_reported_at_its_question() -> None:
     broken = ImportedQuestion("An unclosed fence:\n```python\nx = 1", ("a", "b"), 0, origin="src.gift:7")
     with pytest.raises(FormatError, match=r"^src.gift:7: stem: "):
         build_topic_file([broken], Target("fences", "gift"))
+
+
+def test_hostile_sizes_are_refused_with_one_line(tmp_path: Path, capsys) -> None:
+    huge = tmp_path / "huge.csv"
+    with huge.open("wb") as stream:  # sparse: 21 MB that cost nothing to make
+        stream.truncate(21 * 1024 * 1024)
+    out = tmp_path / "bank"
+    assert main(["questions", "import", str(huge), "--from", "csv", "--topic", "t", "--out", str(out)]) == 1
+    assert "huge.csv:1: 20971521 bytes, over the limit of 20971520" in capsys.readouterr().err
+    many = write(tmp_path, "many.csv", "stem,options,key\n" + "Q,a|b,a\n" * 10_001)
+    assert main(["questions", "import", str(many), "--from", "csv", "--topic", "t", "--out", str(out)]) == 1
+    assert "10001 questions, over the limit of 10000 per file" in capsys.readouterr().err
+    wide = write(tmp_path, "wide.csv", "stem,options,key\n" + "x" * 200_000 + ",a|b,a\n")
+    assert main(["questions", "import", str(wide), "--from", "csv", "--topic", "t", "--out", str(out)]) == 1
+    assert "wide.csv:2: not valid CSV: field larger than field limit" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_a_gift_answer_block_may_hold_blank_lines_and_a_long_one_reads_in_linear_time(tmp_path: Path) -> None:
+    from bot.formats import gift
+
+    (question,) = gift.read(b"Stem {\n=right\n\n~wrong\n}\n", "q.gift")
+    assert question.options == ("right", "wrong")
+    with pytest.raises(FormatError, match=r"^q.gift:1: no answers"):
+        gift.read(b"Never closed {\n" + b"~x\n" * 200_000, "q.gift")
