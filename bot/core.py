@@ -22,7 +22,7 @@ from bot.errors import AnswerRefused, UserError
 from bot.interview.engine import AnswerResult, InterviewEngine
 from bot.interview.service import InterviewService
 from bot.interview.view import topic_label
-from bot.metrics import ANSWERS, INTERVIEWS_STARTED
+from bot.metrics import count_answer, count_interview
 from bot.port import DeliveryPort
 from bot.progress.chart import close_chart_worker
 from bot.progress.service import ProgressService
@@ -162,7 +162,7 @@ class Core:
     async def start_interview(self, user: UserRef, chat: ChatRef, filters: InterviewFilters) -> Outgoing:
         """A new interview; UserError (unknown topic, 1-30 questions, 10-600 s) on every platform alike."""
         outgoing = await self.interviews.start(await self.caller(user, chat), filters)
-        INTERVIEWS_STARTED.labels(user.platform).inc()
+        count_interview(user.platform)
         return outgoing
 
     async def current_question(self, user: UserRef) -> Outgoing | None:
@@ -179,7 +179,7 @@ class Core:
         """Start a review of the due missed questions, or say when the next one is due."""
         outgoing = await self.interviews.review(await self.caller(user, chat))
         if outgoing.asked_id is not None:
-            INTERVIEWS_STARTED.labels(user.platform).inc()
+            count_interview(user.platform)
         return outgoing
 
     async def export_missed(self, user: UserRef) -> Document | Message:
@@ -218,10 +218,10 @@ class Core:
             if asked.interview_id is not None:
                 reply = await self.interviews.answer(caller, asked, parsed.letter)
                 if reply.refused is None:
-                    ANSWERS.labels(user.platform, "interview").inc()
+                    count_answer(user.platform, "interview")
                 return reply
             answer = await self.daily.answer(caller, asked, parsed.letter)
-            ANSWERS.labels(user.platform, "daily").inc()
+            count_answer(user.platform, "daily")
         except AnswerRefused as refused:
             log.info("click refused (%s): user %s:%s chat %s token %r", refused.reason, user.platform,
                      user.platform_id, chat.platform_id, token[:64])

@@ -23,7 +23,7 @@ from adapters.discord.translator import CatalogTranslator
 from adapters.discord.welcome import welcome_server
 from bot.app.config import Settings
 from bot.core import Core
-from bot.metrics import UPDATES_IN_FLIGHT
+from bot.metrics import in_flight
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +111,7 @@ class InterviewClient(discord.Client):
 
     async def answer_click(self, interaction: discord.Interaction, token: str) -> None:
         """An answer button was pressed (AnswerButton.callback): the core decides, the clicker is answered."""
-        with UPDATES_IN_FLIGHT.labels("discord").track_inprogress():
+        with in_flight("discord"):
             await answer_click(interaction, token)
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:

@@ -11,7 +11,7 @@ import logging
 import discord
 from discord import app_commands
 
-from bot.metrics import RATE_LIMITED, UPDATES_IN_FLIGHT
+from bot.metrics import count_rate_limited, in_flight
 
 RATE_LIMIT_LOGGER = "discord.http"
 RATE_LIMIT_WORDS = "We are being rate limited"
@@ -21,14 +21,14 @@ class MeteredTree(app_commands.CommandTree):
     """The command tree, counting each slash command while it runs."""
 
     async def _call(self, interaction: discord.Interaction) -> None:
-        with UPDATES_IN_FLIGHT.labels("discord").track_inprogress():
+        with in_flight("discord"):
             await super()._call(interaction)
 
 
 class CountRateLimits(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.msg, str) and record.msg.startswith(RATE_LIMIT_WORDS):
-            RATE_LIMITED.labels("discord").inc()
+            count_rate_limited("discord")
         return True
 
 

@@ -28,7 +28,7 @@ from adapters.telegram.services import SERVICES, Services, counter_edits, reply_
 from bot.text.commands import COMMANDS, commands_for
 from bot.app.config import Settings
 from bot.core import Core
-from bot.metrics import UPDATES_IN_FLIGHT
+from bot.metrics import in_flight
 
 log = logging.getLogger(__name__)
 ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER]
@@ -52,7 +52,7 @@ class MeteredUpdates(SimpleUpdateProcessor):
     __slots__ = ()
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
-        with UPDATES_IN_FLIGHT.labels("telegram").track_inprogress():
+        with in_flight("telegram"):
             await coroutine
 
 

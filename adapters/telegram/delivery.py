@@ -27,7 +27,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, Re
 from telegram.warnings import PTBDeprecationWarning
 
 from adapters.telegram.render import Rendered, render
-from bot.metrics import RATE_LIMITED, metered_send
+from bot.metrics import count_rate_limited, metered_send
 from bot.port import ChatGone, ChatMoved, DeliveryError, DeliveryUnknown
 from bot.replies import Document
 from bot.text.messages import Message
@@ -207,7 +207,7 @@ class TelegramPort:
                 async with self.pacer.slot(chat_id):
                     return await request()
             except RetryAfter as error:
-                RATE_LIMITED.labels("telegram").inc()
+                count_rate_limited("telegram")
                 wait = retry_seconds(error)
                 log.warning("chat %s: %s flood-limited, retrying in %.1f s (attempt %d)", chat_id, method, wait,
                             attempt + 1)

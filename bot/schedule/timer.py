@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, timezone
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.date import DateTrigger
 
-from bot.metrics import SCHEDULER_LAG
+from bot.metrics import scheduler_lag
 from bot.schedule.clock import Clock
 
 log = logging.getLogger(__name__)
@@ -96,7 +96,7 @@ class Timer:
             self._again = True
             return
         self._running = asyncio.current_task()
-        SCHEDULER_LAG.labels(self.name).set(max(0.0, self._clock.now() - self._due_at))
+        scheduler_lag(self.name, max(0.0, self._clock.now() - self._due_at))
         try:
             async with self._lock:
                 self._again = True

@@ -9,9 +9,15 @@ from prometheus_client import REGISTRY
 
 from adapters.discord.metrics import RATE_LIMIT_LOGGER
 from bot.domain import ChatAddress
+from bot.metrics import enable
 from bot.port import ChatGone
 from bot.text.messages import Message, Paragraph
 from tests.adapters.discord.harness import CHANNEL_ID, http_error, user
+
+
+@pytest.fixture(autouse=True)
+def metrics() -> None:
+    enable()
 
 
 def sample(name: str, **labels: str) -> float:
