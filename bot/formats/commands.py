@@ -7,6 +7,7 @@ in one line saying what was written where.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import tempfile
@@ -16,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from bot.bank.loader import check_bank
 from bot.domain import LANGUAGES
-from bot.formats import csv, gift, moodle, opentdb
 from bot.formats.bank_file import Target, build_topic_file, write_topic_file
 from bot.formats.export import EXPORT_FORMATS, export_bytes, select
 from bot.formats.model import MAX_FILE_BYTES, FormatError
@@ -24,7 +24,7 @@ from bot.formats.model import MAX_FILE_BYTES, FormatError
 if TYPE_CHECKING:
     from bot.app.config import Settings
 
-READERS = {"opentdb": opentdb.read, "gift": gift.read, "moodle": moodle.read, "csv": csv.read}
+READERS = ("opentdb", "gift", "moodle", "csv")  # modules of bot.formats, loaded when used (the XML one is slow)
 
 
 def add_format_parsers(actions: argparse._SubParsersAction) -> None:
@@ -35,7 +35,7 @@ def add_format_parsers(actions: argparse._SubParsersAction) -> None:
                     "validator first; serve it with INTERVIEW_BOT_QUESTIONS=DIR. A bad file gets FILE:LINE: "
                     "problem lines, exit 1, and nothing is written.")
     importer.add_argument("file", type=Path, metavar="FILE")
-    importer.add_argument("--from", dest="source", choices=tuple(READERS), required=True, help="the file's format")
+    importer.add_argument("--from", dest="source", choices=READERS, required=True, help="the file's format")
     importer.add_argument("--topic", required=True, help="the new topic's name, lowercase-with-dashes")
     importer.add_argument("--specialty", default="imported", help="its specialty (default: imported)")
     importer.add_argument("--lang", choices=LANGUAGES, default="en", help="the language the file is in (default en)")
@@ -71,7 +71,8 @@ def read_file(path: Path) -> bytes:
 def run_import(args: argparse.Namespace, settings: Settings) -> int:
     target = Target(args.topic, args.source, args.lang, args.specialty)
     try:
-        questions = READERS[args.source](read_file(args.file), str(args.file), args.lang)
+        reader = importlib.import_module(f"bot.formats.{args.source}")
+        questions = reader.read(read_file(args.file), str(args.file), args.lang)
         text = build_topic_file(questions, target)
         path = write_topic_file(text, target, args.out, replace=args.replace)
     except FormatError as error:
