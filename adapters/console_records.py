@@ -70,7 +70,8 @@ async def _progress(args: argparse.Namespace, settings: Settings) -> int:
         try:
             save_chart(args.chart, message.image)
         except OSError as error:
-            print(t(language, "terminal.chart_failed", file=args.chart, reason=error.strerror or error), file=sys.stderr)
+            reason = error.strerror or error
+            print(t(language, "terminal.chart_failed", file=args.chart, reason=reason), file=sys.stderr)
             return 1
         print(t(language, "terminal.chart_saved", file=args.chart))
         return 0
