@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from adapters.common.deliver import deliver
 from adapters.console import ConsolePort, _ask_all, _language, _terminal_user, _width
 from bot.app.config import Settings
 from bot.core import BankError, Core, render_plain, t
+from bot.formats.files import write_atomically
 
 
 def add_records_parsers(commands: argparse._SubParsersAction) -> None:
@@ -43,18 +42,6 @@ def _run(handler, args: argparse.Namespace, settings: Settings) -> int:  # noqa:
         return 1
 
 
-def save_chart(path: Path, image: bytes) -> None:
-    """Write the PNG atomically: an interrupted save leaves no half image."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(image)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 async def _progress(args: argparse.Namespace, settings: Settings) -> int:
     user, _ = _terminal_user(_language(args, settings))
     core = await Core.open(settings.db_path, settings.questions_path, scheduled=False)
@@ -68,7 +55,7 @@ async def _progress(args: argparse.Namespace, settings: Settings) -> int:
             print(t(language, "terminal.no_chart"), file=sys.stderr)
             return 1
         try:
-            save_chart(args.chart, message.image)
+            write_atomically(args.chart, message.image)
         except OSError as error:
             reason = error.strerror or error
             print(t(language, "terminal.chart_failed", file=args.chart, reason=reason), file=sys.stderr)

@@ -8,9 +8,7 @@ not a line of a YAML file that was never written. Only a file that passes is wri
 from __future__ import annotations
 
 import bisect
-import os
 import re
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +17,7 @@ import yaml
 
 from bot.bank.loader import check_bank
 from bot.bank.validate import validate_file
+from bot.formats.files import write_atomically
 from bot.formats.model import SENIORITY_OF, FormatError, ImportedQuestion
 from bot.limits import ID_MAX
 
@@ -36,7 +35,7 @@ class Target:
     role: str = "ml-engineer"
 
 
-class _Dumper(yaml.SafeDumper):
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]  # libyaml's: 5x faster
     """Multi-line texts as literal blocks, as a person would write them in the bank."""
 
 
@@ -76,12 +75,14 @@ def topic_text(questions: Sequence[ImportedQuestion], target: Target) -> tuple[s
     title = target.topic.replace("-", " ").capitalize()
     header = {"role": target.role, "specialty": target.specialty, "topic": target.topic,
               "title": {target.language: title}, "imported_from": target.source}
-    text = _dump(header) + "questions:\n"
+    chunks = [_dump(header) + "questions:\n"]
+    lines = chunks[0].count("\n")
     starts: list[int] = []
     for question, qid in zip(questions, question_ids(target.topic, len(questions))):
-        starts.append(text.count("\n") + 1)
-        text += _dump([_entry(question, qid, target.language)])
-    return text, starts
+        starts.append(lines + 1)
+        chunks.append(_dump([_entry(question, qid, target.language)]))
+        lines += chunks[-1].count("\n")
+    return "".join(chunks), starts
 
 
 def _field(field: str) -> str:
@@ -136,12 +137,5 @@ def write_topic_file(text: str, target: Target, folder: Path, *, replace: bool =
     if other and Path(other).resolve() != path.resolve():
         raise FormatError([f"{other}: already holds topic {target.topic!r}: choose another --topic"])
     folder.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.topic}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomically(path, text.encode("utf-8"))
     return path

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,7 +17,8 @@ from bot.bank.loader import check_bank
 from bot.domain import LANGUAGES
 from bot.formats.bank_file import Target, build_topic_file, write_topic_file
 from bot.formats.export import EXPORT_FORMATS, export_bytes, select
-from bot.formats.model import MAX_FILE_BYTES, FormatError
+from bot.formats.files import read_file, write_atomically
+from bot.formats.model import FormatError
 
 if TYPE_CHECKING:
     from bot.app.config import Settings
@@ -59,15 +58,6 @@ def _fail(problems: list[str] | str) -> int:
     return 1
 
 
-def read_file(path: Path) -> bytes:
-    """The file's bytes, read no further than the size limit (a huge file is refused, not loaded)."""
-    try:
-        with path.open("rb") as stream:
-            return stream.read(MAX_FILE_BYTES + 1)
-    except OSError as error:
-        raise FormatError([f"{path}: cannot be read: {error.strerror or error}"]) from error
-
-
 def run_import(args: argparse.Namespace, settings: Settings) -> int:
     target = Target(args.topic, args.source, args.lang, args.specialty)
     try:
@@ -77,23 +67,12 @@ def run_import(args: argparse.Namespace, settings: Settings) -> int:
         path = write_topic_file(text, target, args.out, replace=args.replace)
     except FormatError as error:
         return _fail(str(error))
+    except OSError as error:
+        return _fail(f"{args.out}: cannot be written: {error.strerror or error}")
     untold = sum(1 for question in questions if not question.explanation)
     note = f" ({untold} without an explanation)" if untold else ""
     print(f"wrote {len(questions)} questions{note} to {path}; serve them with INTERVIEW_BOT_QUESTIONS={args.out}")
     return 0
-
-
-def write_bytes(path: Path, data: bytes) -> None:
-    """Write atomically: a failed export leaves no half file behind."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def run_export(args: argparse.Namespace, settings: Settings) -> int:
@@ -105,7 +84,8 @@ def run_export(args: argparse.Namespace, settings: Settings) -> int:
         topic = bank.topic_named(args.topic) if args.topic else None
         data = export_bytes(questions, args.target, args.lang, deck_name=f"interview-bot::{topic}" if topic
                             else "interview-bot", timestamp=time.time())
-        write_bytes(args.out, data)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(args.out, data)
     except FormatError as error:
         return _fail(str(error))
     except OSError as error:

@@ -140,3 +140,18 @@ def test_a_gift_answer_block_may_hold_blank_lines_and_a_long_one_reads_in_linear
     assert question.options == ("right", "wrong")
     with pytest.raises(FormatError, match=r"^q.gift:1: no answers"):
         gift.read(b"Never closed {\n" + b"~x\n" * 200_000, "q.gift")
+
+
+def test_written_files_are_readable_by_others(tmp_path: Path) -> None:
+    source, out = write(tmp_path, "opt.gift", GIFT), tmp_path / "bank"
+    assert main(["questions", "import", str(source), "--from", "gift", "--topic", "optimisers", "--out", str(out)]) == 0
+    assert (out / "optimisers.yaml").stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in out.iterdir()] == ["optimisers.yaml"]  # no temporary file left
+
+
+def test_an_out_folder_that_is_a_file_is_one_line(tmp_path: Path, capsys) -> None:
+    source, out = write(tmp_path, "opt.gift", GIFT), write(tmp_path, "not-a-folder", "x")
+    assert main(["questions", "import", str(source), "--from", "gift", "--topic", "t", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "not-a-folder: cannot be written" in err and "Traceback" not in err
+    assert out.read_text() == "x"
