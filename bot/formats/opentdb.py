@@ -1,16 +1,21 @@
 """OpenTDB's JSON (what its API returns: `results[]` of `question`, `correct_answer`, `incorrect_answers`,
 `difficulty`, `type`, `category`), with its HTML entities decoded.
 
-A true/false question becomes two options, True then False, in the import's language. JSON has no
+OpenTDB's other encodings are recognised too: `encode=base64` (its `type` reads bXVsdGlwbGU= or
+Ym9vbGVhbg==) and `encode=url3986` (percent-encoded texts without a space). A true/false question
+becomes two options, True then False, in the import's language. JSON has no
 useful line numbers, so problems name the question's index: `FILE: results[3]: problem`. Options are
 put in a stable order that does not give the key away (OpenTDB lists the key apart).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import html
 import json
+import urllib.parse
 from typing import Any
 
 from bot.formats.html_text import single_line
@@ -28,9 +33,35 @@ def _stable_order(stem: str, options: list[str]) -> list[str]:
     return sorted(options, key=lambda option: hashlib.sha256(f"{stem}\0{option}".encode()).hexdigest())
 
 
+BASE64_TYPES = {"bXVsdGlwbGU=": "multiple", "Ym9vbGVhbg==": "boolean"}
+
+
+def _decoded(item: dict[str, Any], where: str, problems: list[str]) -> dict[str, Any] | None:
+    """The item's texts as plain strings, whichever of OpenTDB's encodings the file was asked in."""
+    def each(value: Any, decode: Any) -> Any:
+        if isinstance(value, list):
+            return [each(part, decode) for part in value]
+        return decode(value) if isinstance(value, str) else value
+
+    if item.get("type") in BASE64_TYPES:
+        try:
+            return {key: each(value, lambda text: base64.b64decode(text, validate=True).decode("utf-8"))
+                    for key, value in item.items()}
+        except (binascii.Error, UnicodeDecodeError):
+            problems.append(f"{where}: looks base64-encoded but does not decode")
+            return None
+    question = item.get("question")
+    if isinstance(question, str) and " " not in question.strip() and "%20" in question:
+        return {key: each(value, urllib.parse.unquote) for key, value in item.items()}
+    return item
+
+
 def _question(item: Any, where: str, language: str, problems: list[str]) -> ImportedQuestion | None:
     if not isinstance(item, dict):
         problems.append(f"{where}: must be an object with question, correct_answer and incorrect_answers")
+        return None
+    item = _decoded(item, where, problems)
+    if item is None:
         return None
     stem, key, wrong = item.get("question"), item.get("correct_answer"), item.get("incorrect_answers")
     kind = item.get("type", "multiple")

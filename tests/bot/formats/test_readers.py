@@ -214,3 +214,27 @@ def test_csv_bad_input_names_its_line(text: str, expected: str) -> None:
 def test_csv_list_escapes_round_trip() -> None:
     items = ["plain", "a | bar", "back\\slash", "both \\| of them"]
     assert csv.split_list(csv.join_list(items)) == items
+
+
+def test_opentdb_base64_and_url3986_encodings_read_like_the_default() -> None:
+    import base64
+    import html
+    import urllib.parse
+
+    plain = opentdb.read(json.dumps(OPENTDB).encode(), "t.json")
+
+    def encoded(encode) -> bytes:  # noqa: ANN001
+        def each(value):  # noqa: ANN001, ANN202
+            if isinstance(value, list):
+                return [each(part) for part in value]
+            return encode(html.unescape(value))
+        return json.dumps({"response_code": 0, "results": [{key: each(value) for key, value in item.items()}
+                                                            for item in OPENTDB["results"]]}).encode()
+
+    as_base64 = opentdb.read(encoded(lambda text: base64.b64encode(text.encode()).decode()), "t.json")
+    as_url = opentdb.read(encoded(lambda text: urllib.parse.quote(text, safe="")), "t.json")
+    assert [q.stem for q in as_base64] == [q.stem for q in as_url] == [q.stem for q in plain]
+    assert [sorted(q.options) for q in as_base64] == [sorted(q.options) for q in plain]
+    assert [q.options[q.key] for q in as_url] == [q.options[q.key] for q in plain]
+    with pytest.raises(FormatError, match=r"results\[0\]: looks base64-encoded but does not decode"):
+        opentdb.read(b'{"results": [{"type": "bXVsdGlwbGU=", "question": "%%%"}]}', "t.json")
