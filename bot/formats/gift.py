@@ -99,7 +99,11 @@ def _correct(mark: str, text: str) -> tuple[bool, str]:
     return mark == "=", text
 
 
-def _meta(meta: str, where: str, problems: list[str]) -> dict[str, object]:
+class _Refused(Exception):
+    """What is wrong with one question (its line is added by `read`)."""
+
+
+def _meta(meta: str) -> dict[str, object]:
     values: dict[str, object] = {}
     for pair in meta.split():
         name, _, value = pair.partition("=")
@@ -110,72 +114,78 @@ def _meta(meta: str, where: str, problems: list[str]) -> dict[str, object]:
         elif name == "tags":
             values["tags"] = tuple(tag for tag in value.split(",") if tag)
         else:
-            problems.append(f"{where}: {META} {pair[:40]!r}: expected difficulty=1-3, seniority=junior|mid|senior "
-                            "or tags=a,b")
+            raise _Refused(f"{META} {pair[:40]!r}: expected difficulty=1-3, seniority=junior|mid|senior or tags=a,b")
     return values
 
 
-def _question(block: _Block, filename: str, language: str, problems: list[str]) -> ImportedQuestion | None:
-    where = f"{filename}:{block.line}"
-    text = _protect(block.text)
+def _parts(text: str) -> tuple[str, str, str]:
+    """(stem, answer block, general feedback) of a protected question text; a missing-word question's
+    text after the block joins the stem after a blank."""
     title = re.match(r"^\s*::(.*?)::", text, re.DOTALL)
     if title:
         text = text[title.end():]
     opening = text.find("{")
     closing = text.find("}", opening + 1)
     if opening < 0 or closing < 0:
-        problems.append(f"{where}: no answers: a question needs {{ =right ~wrong }}")
-        return None
+        raise _Refused("no answers: a question needs { =right ~wrong }")
     before, body, after = text[:opening], text[opening + 1:closing], text[closing + 1:]
     if "{" in after or "}" in after:
-        problems.append(f"{where}: more than one answer block {{ }}: escape a literal brace as \\{{ or \\}}")
-        return None
-    stem = _text(before.rstrip() + (" _____ " + after.strip() if after.strip() else ""))
+        raise _Refused("more than one answer block { }: escape a literal brace as \\{ or \\}")
     body, _, general = body.partition("####")
-    explanation = _text(general) if general.strip() else ""
-    extra = _meta(block.meta, where, problems)
-    simple = body.strip().split("#")[0].strip().lower()
-    if simple in TRUE_WORDS + FALSE_WORDS:
-        options = (t(language, "formats.true"), t(language, "formats.false"))
-        return ImportedQuestion(stem, options, 0 if simple in TRUE_WORDS else 1, explanation, origin=where,
-                                **extra)  # type: ignore[arg-type]
+    return before.rstrip() + (" _____ " + after.strip() if after.strip() else ""), body, general
+
+
+def _choices(body: str) -> tuple[tuple[str, ...], int, str]:
+    """(options, index of the right one, its feedback) of a multiple-choice answer block; other kinds refused."""
     if body.strip().startswith("#"):
-        problems.append(f"{where}: a numeric question: only multiple choice and true/false can be imported")
-        return None
+        raise _Refused("a numeric question: only multiple choice and true/false can be imported")
     answers = _answers(body)
     if not answers:
-        problems.append(f"{where}: an essay or description (no = or ~ answers): only multiple choice and "
-                        "true/false can be imported")
-        return None
+        raise _Refused("an essay or description (no = or ~ answers): only multiple choice and true/false can be "
+                       "imported")
     if all(mark == "=" for mark, _, _ in answers):
         kind = "a matching" if all("->" in text for _, text, _ in answers) else "a short-answer"
-        problems.append(f"{where}: {kind} question (only = answers): only multiple choice and true/false can be "
-                        "imported")
-        return None
-    options, key, feedback = [], [], ""
+        raise _Refused(f"{kind} question (only = answers): only multiple choice and true/false can be imported")
+    options, keys, feedback = [], [], ""
     for index, (mark, raw, answer_feedback) in enumerate(answers):
         right, option = _correct(mark, raw)
         options.append(single_line(_text(option)))
         if right:
-            key.append(index)
+            keys.append(index)
             feedback = feedback or _text(answer_feedback)
-    if len(key) != 1:
-        problems.append(f"{where}: {len(key)} right answers; exactly one = (or ~%100%) is needed")
-        return None
-    return ImportedQuestion(stem, tuple(options), key[0], explanation or feedback, origin=where,
-                            **extra)  # type: ignore[arg-type]
+    if len(keys) != 1:
+        raise _Refused(f"{len(keys)} right answers; exactly one = (or ~%100%) is needed")
+    return tuple(options), keys[0], feedback
+
+
+def _question(block: _Block, where: str, language: str) -> ImportedQuestion:
+    extra: dict = _meta(block.meta)
+    stem, body, general = _parts(_protect(block.text))
+    explanation = _text(general) if general.strip() else ""
+    simple = body.strip().split("#")[0].strip().lower()
+    if simple in TRUE_WORDS + FALSE_WORDS:
+        options = (t(language, "formats.true"), t(language, "formats.false"))
+        return ImportedQuestion(_text(stem), options, 0 if simple in TRUE_WORDS else 1, explanation, origin=where,
+                                **extra)
+    options, key, feedback = _choices(body)
+    return ImportedQuestion(_text(stem), options, key, explanation or feedback, origin=where, **extra)
 
 
 def read(data: bytes, filename: str, language: str = "en") -> list[ImportedQuestion]:
     """Every question of a GIFT file, or FormatError listing every problem with its line."""
-    text = read_text(data, filename)
-    blocks = list(_blocks(text))
+    blocks = list(_blocks(read_text(data, filename)))
     check_count(len(blocks), filename)
     problems: list[str] = []
-    questions = [_question(block, filename, language, problems) for block in blocks]
+    questions = []
+    for block in blocks:
+        where = f"{filename}:{block.line}"
+        try:
+            questions.append(_question(block, where, language))
+        except _Refused as refused:
+            problems.append(f"{where}: {refused}")
     if problems:
         raise FormatError(problems)
-    return [question for question in questions if question is not None]
+    return questions
 
 
 def escape(text: str) -> str:
