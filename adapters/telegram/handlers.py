@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+from functools import partial
 
 from telegram import Update
 from telegram.ext import ContextTypes
@@ -108,11 +109,12 @@ async def review(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 async def export(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """/export: the missed questions as an Anki deck (a document), or why there is none."""
+    """/export: the missed questions as an Anki deck (a document, queued like any reply), or why there is none."""
     app, user = services(context), user_ref(update.effective_user)  # type: ignore[arg-type]
     exported = await app.core.export_missed(user)
     if isinstance(exported, Document):
-        await app.port.send_document(update.effective_chat.id, exported)  # type: ignore[union-attr]
+        chat_id = update.effective_chat.id  # type: ignore[union-attr]
+        app.queues.submit(chat_id, partial(app.port.send_document, chat_id, exported))
     else:
         await reply(update, context, exported)
 
