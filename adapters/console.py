@@ -34,7 +34,9 @@ def _width() -> int:
 
 
 def console_command(hint: CommandHint) -> str | None:
-    """A next step as the terminal runs it; the terminal has no reviews (they are on the chat platforms)."""
+    """A next step as the terminal runs it (`interview-bot review` is in adapters/console_records.py)."""
+    if hint.name == "review":
+        return "interview-bot review"
     if hint.name != "interview":
         return None
     return f"interview-bot console --topic {hint.argument}" if hint.argument else "interview-bot console"

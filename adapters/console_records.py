@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 from adapters.common.deliver import deliver
-from adapters.console import ConsolePort, _ask_all, _language, _terminal_user, _width
+from adapters.console import ConsolePort, _ask_all, _language, _terminal_user, show
 from bot.app.config import Settings
-from bot.core import BankError, Core, render_plain, t
+from bot.core import BankError, Core, t
 from bot.formats.files import write_atomically
 
 
@@ -48,7 +48,7 @@ async def _progress(args: argparse.Namespace, settings: Settings) -> int:
     try:
         language = await core.language(user)
         message = await core.progress(user)
-        print(render_plain(message, with_buttons=False, width=_width()))
+        print(show(message))
         if args.chart is None:
             return 0
         if message.image is None:
@@ -70,7 +70,7 @@ async def _history(args: argparse.Namespace, settings: Settings) -> int:
     user, _ = _terminal_user(_language(args, settings))
     core = await Core.open(settings.db_path, settings.questions_path, scheduled=False)
     try:
-        print(render_plain(await core.history(user), with_buttons=False, width=_width()))
+        print(show(await core.history(user)))
     finally:
         await core.close()
     return 0

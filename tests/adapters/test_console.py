@@ -62,14 +62,18 @@ def test_quitting_before_the_first_answer_reports_no_answers(tmp_path, language,
                tmp_path / "db.sqlite3")
     assert done.returncode == 0, done.stderr
     assert opening in done.stdout and no_answers in done.stdout and score not in done.stdout
-    assert done.stdout.rstrip().endswith("interview-bot console"), "the next step as the terminal types it"
+    report, kept = done.stdout.rstrip().rsplit("\n\n", 1)  # the console's last word: where the answers are kept
+    assert report.endswith("interview-bot console"), "the next step as the terminal types it"
+    assert str(tmp_path / "db.sqlite3") in kept
 
 
 def test_a_console_report_names_the_next_step_as_a_terminal_command(tmp_path) -> None:
     done = run(["console", "--count", "3", "--topic", "sync-basics", "--seed", "4"], "d\nd\nd\n", tmp_path / "db")
     assert done.returncode == 0, done.stderr
     assert "You chose D" in done.stdout and "/review" not in done.stdout
-    assert " ".join(done.stdout.split()).endswith("interview-bot console --topic sync-basics")
+    report, kept = done.stdout.rstrip().rsplit("\n\n", 1)
+    assert " ".join(report.split()).endswith("interview-bot console --topic sync-basics")
+    assert kept.startswith(f"Your answers are kept in {tmp_path / 'db'}.")
 
 
 def test_quit_and_resume_after_a_restart(tmp_path) -> None:

@@ -52,3 +52,11 @@ def test_review_asks_the_missed_questions_once_they_are_due(tmp_path: Path) -> N
     assert f"Your answers are kept in {db}." in done.stdout
     history = run(["history"], "", db)
     assert "Review" in history.stdout
+
+
+def test_a_report_points_the_terminal_at_its_own_review() -> None:
+    from adapters.console import console_command
+    from bot.core import CommandHint
+
+    assert console_command(CommandHint("review")) == "interview-bot review"
+    assert console_command(CommandHint("interview", "sync-basics")) == "interview-bot console --topic sync-basics"
