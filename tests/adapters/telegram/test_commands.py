@@ -26,7 +26,7 @@ async def test_menus_choose_topic_level_and_length(bot: Harness) -> None:
     await bot.click(ALICE, menu, next(data for data in menu.data if data.endswith(":0")))
     assert "How many questions?" in menu.html
     await bot.click(ALICE, menu, next(data for data in menu.data if data.endswith(":3")))
-    assert menu.markup is None and "Sync basics (test fixture) · Any level · 3 questions" in menu.html
+    assert menu.markup is None and "Sync basics (test fixture) · Adaptive level · 3 questions" in menu.html
     assert "Question 1/3" in bot.api.last(CHAT).html
     for data in ("m:t:99", "m:c:0:1:7", "m:l:0", "m:x"):
         await bot.click(ALICE, menu, data)
