@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Sequence
 from pathlib import Path
 
 from bot.bank import BankError, load_bank
 from bot.bank.loader import Bank
 from bot.caller import Caller, resolve
-from bot.daily.service import DailyService
+from bot.daily.service import DailyAnswer, DailyService
 from bot.domain import LETTERS, SENIORITIES, ChatRef, InterviewFilters, Report, UserRef
 from bot.errors import AnswerRefused, UserError
 from bot.interview.engine import AnswerResult, InterviewEngine
@@ -229,6 +230,21 @@ class Core:
         return ClickReply(t(caller.language, "daily.right" if answer.correct else "daily.wrong"),
                           counter=(answer.asked_id, answer.answered), correct=answer.correct)
 
+    async def poll_answer(self, user: UserRef, poll_ref: str, option_ids: Sequence[int]) -> DailyAnswer | None:
+        """A vote in a quiz poll the bot posted (`poll_ref`: the platform's poll id; `option_ids`: positions as
+        shown): the same answer a button click records. None when nothing was recorded: a retracted vote, a
+        poll the bot did not post, a closed question, a second answer. Nobody is told (a poll shows its own)."""
+        try:
+            answer = await self.daily.poll_answer(user, poll_ref, option_ids)
+        except AnswerRefused as refused:
+            log.info("poll answer refused (%s): user %s:%s poll %r", refused.reason, user.platform, user.platform_id,
+                     poll_ref[:64])
+            return None
+        if answer is None:
+            log.info("poll answer ignored: user %s:%s poll %r options %s", user.platform, user.platform_id,
+                     poll_ref[:64], list(option_ids)[:12])
+        return answer
+
     # --- forgetting a person ---------------------------------------------------------------------
 
     async def forget_request(self, user: UserRef) -> Message:
@@ -257,11 +273,12 @@ class Core:
 
     async def subscribe(self, chat: ChatRef, post_time: str, timezone: str = "UTC", topic: str | None = None,
                         difficulty: int | None = None, weekdays: tuple[int, ...] | None = None,
-                        reveal_after_hours: float | None = None) -> str:
-        """Set the chat's daily question; UserError for a bad time, zone, topic or reveal window."""
+                        reveal_after_hours: float | None = None, as_poll: bool | None = None) -> str:
+        """Set the chat's daily question; UserError for a bad time, zone, topic or reveal window. `as_poll`:
+        as a quiz poll where the platform has them (None keeps the chat's earlier choice)."""
         caller = await self.caller(chat=chat)
         subscription = await self.daily.subscribe(caller, post_time, timezone, topic, difficulty, weekdays,
-                                                  reveal_after_hours)
+                                                  reveal_after_hours, as_poll)
         self._poke()
         return t(caller.language, "daily.subscribed", time=subscription.post_time, timezone=subscription.timezone)
 
@@ -281,9 +298,17 @@ class Core:
     async def settings(self, chat: ChatRef) -> Message:
         return await self.daily.settings(await self.caller(chat=chat))
 
-    async def post_daily_now(self, chat: ChatRef) -> bool:
-        """Post a daily question in the chat now, through the platform's port; False if it failed."""
-        post = await self.daily.post_now(await self.caller(chat=chat))
+    async def set_daily_poll(self, chat: ChatRef, as_poll: bool) -> str:
+        """The chat's daily question as a quiz poll or with buttons; the confirmation (or why not) to show."""
+        caller = await self.caller(chat=chat)
+        if not await self.daily.set_poll_mode(caller, as_poll):
+            return t(caller.language, "daily.not_subscribed")
+        return t(caller.language, "daily.poll_on" if as_poll else "daily.poll_off")
+
+    async def post_daily_now(self, chat: ChatRef, as_poll: bool = False) -> bool:
+        """Post a daily question in the chat now, through the platform's port (as a quiz poll when `as_poll`
+        and the question fits one); False if it failed."""
+        post = await self.daily.post_now(await self.caller(chat=chat), as_poll)
         if post is not None:
             self._poke()  # its reveal is the timer's next moment
         return post is not None and post.state in ("sent", "unknown")

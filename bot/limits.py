@@ -14,6 +14,9 @@ SHORT_OPTION_MAX = 36  # longer options are listed in the message and the button
 CALLBACK_DATA_MAX_BYTES = 64  # Telegram callback_data
 CUSTOM_ID_MAX = 100  # Discord custom_id
 POPUP_TEXT_MAX = 200  # Telegram answerCallbackQuery text
+POLL_QUESTION_MAX = 300  # Telegram quiz poll: question, unformatted
+POLL_OPTION_MAX = 100  # ... each option, unformatted
+POLL_EXPLANATION_MAX = 200  # ... explanation, at most 2 line feeds (the full one comes at the reveal)
 
 # A mock interview, the same on every platform (validated by the core, offered by every adapter).
 INTERVIEW_COUNT_MIN, INTERVIEW_COUNT_MAX = 1, 30

@@ -42,3 +42,20 @@ class DeliveryPort(Protocol):
 
     async def edit(self, chat: ChatAddress, ref: str, message: Message) -> None:
         """Replace a posted message's content (buttons removed when `message` has none)."""
+
+
+class PollPort(DeliveryPort, Protocol):
+    """A DeliveryPort whose platform has native quiz polls (Telegram). The core sends a message that carries
+    a `Poll` through `send_poll` when the port has it, and with buttons through `send` otherwise."""
+
+    async def send_poll(self, chat: ChatAddress, message: Message) -> tuple[str, str]:
+        """Post `message.poll`; returns (a ref that `close_poll` understands, the platform's poll id)."""
+
+    async def close_poll(self, chat: ChatAddress, ref: str) -> None:
+        """Stop a posted poll taking votes (nothing happens if it is already closed)."""
+
+
+def poll_port(port: DeliveryPort) -> PollPort | None:
+    """The port as a PollPort, when its platform has polls."""
+    return port if callable(getattr(port, "send_poll", None)) and callable(getattr(port, "close_poll", None)) \
+        else None  # type: ignore[return-value]

@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 from telegram import Bot, BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats, Update
 from telegram.error import TelegramError
 from telegram.ext import (Application, ApplicationBuilder, ApplicationHandlerStop, CallbackQueryHandler,
-                          ChatMemberHandler, CommandHandler, ContextTypes, MessageHandler, SimpleUpdateProcessor,
-                          TypeHandler, filters)
+                          ChatMemberHandler, CommandHandler, ContextTypes, MessageHandler, PollAnswerHandler,
+                          SimpleUpdateProcessor, TypeHandler, filters)
 
 from adapters.telegram import clicks, group, handlers, menus
 from adapters.telegram.admin import AdminCheck
@@ -31,7 +31,7 @@ from bot.core import Core
 from bot.metrics import in_flight
 
 log = logging.getLogger(__name__)
-ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER]
+ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER, Update.POLL_ANSWER]
 CONCURRENT_UPDATES = 16
 BOOTSTRAP_RETRIES = 5  # deleteWebhook / setWebhook at start-up: a passing network error must not end the process
 COMMAND_LANGUAGES = (("en", None), ("tr", "tr"))  # English is the default list, Turkish for tr clients
@@ -113,6 +113,7 @@ def register(application: Application) -> None:
     application.add_handler(CallbackQueryHandler(clicks.menu_click, pattern=menus.PATTERN))
     application.add_handler(CallbackQueryHandler(clicks.answer_click))
     application.add_handler(ChatMemberHandler(group.membership, ChatMemberHandler.MY_CHAT_MEMBER))
+    application.add_handler(PollAnswerHandler(group.poll_answer))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, group.migrated))
     application.add_error_handler(on_error)
 

@@ -22,7 +22,7 @@ from typing import TypeVar
 import httpx
 from telegram import Bot, InputFile
 from telegram import Message as TelegramMessage
-from telegram.constants import ParseMode
+from telegram.constants import ParseMode, PollLimit, PollType
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError, TimedOut
 from telegram.warnings import PTBDeprecationWarning
 
@@ -123,6 +123,35 @@ class TelegramPort:
     async def edit(self, chat: ChatAddress, ref: str, message: Message) -> None:
         chat_id, message_id = parse_ref(ref)
         await self.replace(chat_id, message_id, message)
+
+    # --- the PollPort contract: native quiz polls -------------------------------------------------
+
+    async def send_poll(self, chat: ChatAddress, message: Message) -> tuple[str, str]:
+        """A non-anonymous quiz poll (its votes arrive as poll_answer updates); it closes by itself at the
+        reveal when that is within Telegram's open_period, else `close_poll` stops it then."""
+        poll = message.poll
+        assert poll is not None, "send_poll needs a message with a poll"
+        chat_id = int(chat.platform_id)
+        period = poll.open_seconds if PollLimit.MIN_OPEN_PERIOD <= poll.open_seconds <= PollLimit.MAX_OPEN_PERIOD \
+            else None
+        sent = await self._call(chat_id, "sendPoll", lambda: self.bot.send_poll(
+            chat_id, poll.question, list(poll.options), is_anonymous=False, type=PollType.QUIZ,
+            correct_option_ids=[poll.correct], explanation=poll.explanation or None, open_period=period))
+        assert sent.poll is not None
+        return make_ref(sent), sent.poll.id
+
+    async def close_poll(self, chat: ChatAddress, ref: str) -> None:
+        chat_id, message_id = parse_ref(ref)
+
+        async def stop() -> object:
+            try:
+                return await self.bot.stop_poll(chat_id, message_id)
+            except BadRequest as error:
+                if "poll has already been closed" in error.message.lower():
+                    return None  # its open_period ran out first: closed, as wanted
+                raise
+
+        await self._call(chat_id, "stopPoll", stop, idempotent=True)
 
     # --- what handlers use -----------------------------------------------------------------------
 

@@ -10,11 +10,14 @@ from telegram import ChatMember, Update
 from telegram.ext import ContextTypes
 
 from adapters.telegram.services import PLATFORM, chat_ref, refs, reply, reply_key, services, user_ref
+from bot.core import Core
 from bot.text.commands import group_welcome_message
 from bot.text.messages import Message, Paragraph
 
 log = logging.getLogger(__name__)
 PERIODS = ("week", "month", "all")
+POLL = "poll"  # /daily poll, /subscribe ... poll, /settings poll: the question as a native quiz poll
+MODES = {POLL: True, "buttons": False}
 GONE = (ChatMember.LEFT, ChatMember.BANNED)
 
 
@@ -32,31 +35,45 @@ async def require_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> b
 
 
 async def daily(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """/daily: post a question in this group now (administrators)."""
+    """/daily [poll]: post a question in this group now (administrators), as a quiz poll with `poll`."""
     if not await require_admin(update, context):
         return
+    args = [arg.lower() for arg in context.args or []]
+    if args not in ([], [POLL]):
+        await reply_key(update, context, "help.usage_daily")
+        return
     _, chat = refs(update)
-    if not await services(context).core.post_daily_now(chat):
+    if not await services(context).core.post_daily_now(chat, as_poll=bool(args)):
         await reply_key(update, context, "telegram.daily_failed")
 
 
-async def subscribe(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """/subscribe HH:MM [Area/City] [topic]: when, in which time zone and on what the daily question comes."""
-    if not await require_admin(update, context):
-        return
-    args = list(context.args or [])
-    core = services(context).core
+def subscription_args(core: Core, args: list[str]) -> tuple[str, str, str | None, bool | None] | None:
+    """`HH:MM [Area/City] [topic] [poll]` as (time, zone, topic, as quiz poll: None keeps the chat's choice);
+    None when that is not what was typed."""
+    as_poll = True if args and args[-1].lower() == POLL else None
+    if as_poll:
+        args = args[:-1]
     if not 1 <= len(args) <= 3:
-        await reply_key(update, context, "help.usage_subscribe")
-        return
+        return None
     post_time, rest = args[0], args[1:]
     timezone = rest.pop(0) if rest and rest[0] not in core.bank.topics else "UTC"
     topic = rest.pop(0) if rest else None
-    if rest:
+    return None if rest else (post_time, timezone, topic, as_poll)
+
+
+async def subscribe(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/subscribe HH:MM [Area/City] [topic] [poll]: when, in which time zone, on what and how the daily question comes."""
+    if not await require_admin(update, context):
+        return
+    core = services(context).core
+    parsed = subscription_args(core, list(context.args or []))
+    if parsed is None:
         await reply_key(update, context, "help.usage_subscribe")
         return
+    post_time, timezone, topic, as_poll = parsed
     _, chat = refs(update)
-    await reply(update, context, Message((Paragraph(await core.subscribe(chat, post_time, timezone, topic)),)))
+    text = await core.subscribe(chat, post_time, timezone, topic, as_poll=as_poll)
+    await reply(update, context, Message((Paragraph(text),)))
 
 
 async def unsubscribe(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -68,9 +85,25 @@ async def unsubscribe(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
 
 
 async def settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """/settings: this group's daily-question settings."""
+    """/settings: this group's daily-question settings; /settings poll|buttons: how the question comes (administrators)."""
     _, chat = refs(update)
-    await reply(update, context, await services(context).core.settings(chat))
+    core = services(context).core
+    args = [arg.lower() for arg in context.args or []]
+    if not args:
+        await reply(update, context, await core.settings(chat))
+    elif len(args) != 1 or args[0] not in MODES:
+        await reply_key(update, context, "help.usage_settings")
+    elif await require_admin(update, context):
+        await reply(update, context, Message((Paragraph(await core.set_daily_poll(chat, MODES[args[0]])),)))
+
+
+async def poll_answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A vote in a quiz poll: the core records it as a button answer if the bot posted that poll (a retracted
+    vote, a vote as a chat, or a poll not the bot's counts for nothing). The poll itself shows the result."""
+    answer = update.poll_answer
+    if answer is None or answer.user is None:
+        return
+    await services(context).core.poll_answer(user_ref(answer.user), answer.poll_id, answer.option_ids)
 
 
 async def leaderboard(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

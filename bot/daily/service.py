@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import logging
 import random
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from bot.bank.loader import Bank
 from bot.schedule.clock import Clock
-from bot.caller import Caller
+from bot.caller import Caller, resolve
+from bot.daily.poll import quiz_poll
 from bot.daily.view import daily_question_message, reveal_message, subscription_message
-from bot.port import ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryUnknown
-from bot.domain import AskedQuestion, Question, RecordedAnswer
+from bot.port import ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryUnknown, poll_port
+from bot.domain import LETTERS, AskedQuestion, Question, RecordedAnswer, UserRef
 from bot.interview.engine import Delivery
 from bot.text.messages import Message
 from bot.errors import AnswerRefused, UserError
@@ -30,6 +32,7 @@ from bot.learner.items import Item
 from bot.review.cards import DEFAULT_RETENTION
 from bot.store import daily as posts
 from bot.store import interviews as records
+from bot.store import polls
 from bot.store.answer_batch import AnswerWriter, QuestionClosed
 from bot.store.database import Database
 from bot.store.people import ChatRecord, get_chat, get_chats, move_chat
@@ -76,11 +79,12 @@ class DailyService:
 
     async def subscribe(self, caller: Caller, post_time: str, timezone: str = "UTC", topic: str | None = None,
                         difficulty: int | None = None, weekdays: tuple[int, ...] | None = None,
-                        reveal_after_hours: float | None = None) -> posts.Subscription:
+                        reveal_after_hours: float | None = None, as_poll: bool | None = None) -> posts.Subscription:
         """Save (or replace) the chat's daily question; UserError with a clear text on bad input.
 
         The first post is the first instant after (now - grace): subscribing at 09:20 for 09:00 posts
-        today's question at once, as a restart within the grace window would."""
+        today's question at once, as a restart within the grace window would. `as_poll` None keeps the
+        chat's earlier choice of quiz poll or buttons."""
         reveal_after = DEFAULT_REVEAL_AFTER
         if reveal_after_hours is not None:
             if not REVEAL_HOURS[0] <= reveal_after_hours <= REVEAL_HOURS[1]:
@@ -98,16 +102,23 @@ class DailyService:
             raise UserError("daily.empty_pool")
         now = self.clock.now()
         record = _place(caller)
+        if as_poll is None:
+            earlier = await posts.get_subscription(self.db, record.id)
+            as_poll = earlier.as_poll if earlier else False
         text = at.strftime("%H:%M")
         schedule = PostSchedule(at, zone(timezone), weekdays)  # type: ignore[arg-type]
         subscription = await posts.save_subscription(
             self.db, record.id, text, timezone, weekdays, topic, difficulty, int(reveal_after.total_seconds()), now,
-            schedule.next_after(now - self.grace.total_seconds()))
+            schedule.next_after(now - self.grace.total_seconds()), as_poll)
         log.info("chat %d subscribed: %s %s topic=%s", record.id, subscription.post_time, timezone, topic)
         return subscription
 
     async def unsubscribe(self, caller: Caller) -> bool:
         return await posts.deactivate_subscription(self.db, _place(caller).id, self.clock.now())
+
+    async def set_poll_mode(self, caller: Caller, as_poll: bool) -> bool:
+        """The chat's daily question as a quiz poll or with buttons; False when it has no daily question."""
+        return await posts.set_poll_mode(self.db, _place(caller).id, as_poll, self.clock.now())
 
     async def subscription(self, caller: Caller) -> posts.Subscription | None:
         return await posts.get_subscription(self.db, _place(caller).id)
@@ -115,12 +126,12 @@ class DailyService:
     async def settings(self, caller: Caller) -> Message:
         return subscription_message(self.bank, await self.subscription(caller), caller.language)
 
-    async def post_now(self, caller: Caller) -> posts.DailyPost | None:
-        """A question posted now on request (/daily); it does not use up the scheduled one."""
+    async def post_now(self, caller: Caller, as_poll: bool = False) -> posts.DailyPost | None:
+        """A question posted now on request (/daily, `/daily poll`); it does not use up the scheduled one."""
         record = _place(caller)
         subscription = await posts.get_subscription(self.db, record.id)
         day = local_date(self.clock.now(), chat_zone(subscription)).isoformat()
-        return await self._post(record, subscription, "manual", day)
+        return await self._post(record, subscription, "manual", day, as_poll)
 
     async def schedule_missing(self) -> int:
         """Give every subscription written before schema v6 its next post instant (once, at start)."""
@@ -182,8 +193,9 @@ class DailyService:
         return max(reveal_at, now + REVEAL_MARGIN_S)
 
     async def _post(self, record: ChatRecord, subscription: posts.Subscription | None, kind: str,
-                    day: str) -> posts.DailyPost | None:
-        """Reveal the chat's open posts, record the new post, then send it; None if already posted."""
+                    day: str, as_poll: bool = False) -> posts.DailyPost | None:
+        """Reveal the chat's open posts, record the new post, then send it; None if already posted.
+        As a quiz poll when asked for (or the chat chose polls), the platform has them and the question fits."""
         port = self.ports.get(record.platform)
         if port is None:
             log.error("no delivery port for platform %s (chat %d)", record.platform, record.id)
@@ -204,6 +216,8 @@ class DailyService:
         assert asked is not None
         delivery = Delivery(asked, question, 1, 1, self._language(record), None)
         message = daily_question_message(self.bank, delivery, 0, chat_zone(subscription))
+        if (as_poll or (subscription is not None and subscription.as_poll)) and poll_port(port) is not None:
+            message = replace(message, poll=quiz_poll(delivery, int(post.reveal_at - now)))
         state, error = await self._send(port, record, message, post)
         await posts.mark_post(self.db, post.id, state, self.clock.now(), error)
         log.info("chat %d: daily post %d (asked %d) %s", record.id, post.id, post.asked_id, state)
@@ -213,7 +227,12 @@ class DailyService:
         """Send once; follow a moved chat once; never resend after an unknown outcome."""
         for _attempt in range(2):
             try:
-                ref = await port.send(record.address, message)
+                sender = poll_port(port) if message.poll is not None else None
+                if sender is not None:
+                    ref, poll_id = await sender.send_poll(record.address, message)
+                    await polls.save_poll(self.db, record.platform, poll_id, post.asked_id)
+                else:
+                    ref = await port.send(record.address, message)
             except ChatMoved as moved:
                 await move_chat(self.db, record.platform, record.platform_chat_id, moved.new_platform_id)
                 log.warning("chat %d moved to %s; sending there", record.id, moved.new_platform_id)
@@ -322,7 +341,11 @@ class DailyService:
         message = reveal_message(self.bank, delivery, stats)
         ref = await records.message_ref(self.db, asked.id)
         try:
-            if ref is not None:
+            closer = poll_port(port) if await polls.poll_of_asked(self.db, asked.id) else None
+            if closer is not None and ref is not None:  # a poll cannot become the reveal: stop it, then tell
+                await self._close_poll(closer, record, ref)
+                await port.send(record.address, message)
+            elif ref is not None:
                 await port.edit(record.address, ref, message)
             else:
                 await port.send(record.address, message)
@@ -333,6 +356,31 @@ class DailyService:
         await posts.mark_post(self.db, post.id, "revealed", self.clock.now())
         log.info("chat %d: post %d revealed (%d answered, %d right)", record.id, post.id, stats.answered, stats.right)
         return True
+
+    async def _close_poll(self, port: DeliveryPort, record: ChatRecord, ref: str) -> None:
+        """Stop the poll's votes at the reveal; a failure is logged, the reveal still goes out."""
+        try:
+            await port.close_poll(record.address, ref)  # type: ignore[attr-defined]
+        except ChatGone:
+            raise
+        except DeliveryError as error:
+            log.warning("chat %d: closing poll %s failed: %s", record.id, ref, error)
+
+    async def poll_answer(self, person: UserRef, poll_id: str, option_ids: Sequence[int]) -> DailyAnswer | None:
+        """A vote in a quiz poll the bot posted, recorded as the same answer a button click would be; None for
+        a retracted vote or a poll the bot did not post (nothing stored, not even the voter). AnswerRefused as
+        for a click (closed, already answered)."""
+        if len(option_ids) != 1:
+            return None  # a retracted vote changes nothing (and a quiz takes one option)
+        asked_id = await polls.asked_of_poll(self.db, person.platform, poll_id)
+        asked = await records.get_asked(self.db, asked_id) if asked_id is not None else None
+        chat = await get_chat(self.db, asked.chat_id) if asked is not None else None
+        if asked is None or chat is None:
+            return None
+        caller = replace(await resolve(self.db, self.clock.now(), person), chat=chat)
+        position = option_ids[0]
+        letter = LETTERS[position] if 0 <= position < len(asked.option_order) else "?"
+        return await self.answer(caller, asked, letter)
 
     async def _chat_gone(self, record: ChatRecord, what: str) -> None:
         """The bot was removed or blocked: its daily question stops (a new /subscribe starts it again)."""

@@ -68,4 +68,5 @@ def subscription_message(bank: Bank, subscription: Subscription | None, language
         Paragraph(t(language, "daily.settings_title"), "title"),
         Paragraph(t(language, "daily.settings", time=subscription.post_time, timezone=subscription.timezone,
                     days=days, topic=topic, level=level, hours=span(language, subscription.reveal_after_s))),
+        Paragraph(t(language, "daily.mode_poll" if subscription.as_poll else "daily.mode_buttons"), "muted"),
     ))

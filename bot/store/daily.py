@@ -29,6 +29,7 @@ class Subscription:
     reveal_after_s: int
     active: bool
     next_post_at: float | None = None
+    as_poll: bool = False  # posted as a native quiz poll where the platform has them
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class DailyPost:
 def _subscription(row: Any) -> Subscription:
     weekdays = tuple(int(d) for d in row["weekdays"].split(",")) if row["weekdays"] else None
     return Subscription(row["chat_id"], row["post_time"], row["timezone"], weekdays, row["topic"], row["difficulty"],
-                        row["reveal_after_s"], bool(row["active"]), row["next_post_at"])
+                        row["reveal_after_s"], bool(row["active"]), row["next_post_at"], bool(row["as_poll"]))
 
 
 def _post(row: Any) -> DailyPost:
@@ -56,18 +57,20 @@ def _post(row: Any) -> DailyPost:
 
 async def save_subscription(db: Database, chat_id: int, post_time: str, timezone: str,
                             weekdays: tuple[int, ...] | None, topic: str | None, difficulty: int | None,
-                            reveal_after_s: int, now: float, next_post_at: float) -> Subscription:
+                            reveal_after_s: int, now: float, next_post_at: float,
+                            as_poll: bool = False) -> Subscription:
     weekday_text = ",".join(map(str, weekdays)) if weekdays else None
     async with db.transaction() as connection:
         await connection.execute(
             """INSERT INTO subscriptions (chat_id, post_time, timezone, weekdays, topic, difficulty, reveal_after_s,
-                                          active, created_at, updated_at, next_post_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
+                                          active, created_at, updated_at, next_post_at, as_poll)
+               VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)
                ON CONFLICT (chat_id) DO UPDATE SET post_time = excluded.post_time, timezone = excluded.timezone,
                    weekdays = excluded.weekdays, topic = excluded.topic, difficulty = excluded.difficulty,
                    reveal_after_s = excluded.reveal_after_s, active = 1, updated_at = excluded.updated_at,
-                   next_post_at = excluded.next_post_at""",
-            (chat_id, post_time, timezone, weekday_text, topic, difficulty, reveal_after_s, now, now, next_post_at),
+                   next_post_at = excluded.next_post_at, as_poll = excluded.as_poll""",
+            (chat_id, post_time, timezone, weekday_text, topic, difficulty, reveal_after_s, now, now, next_post_at,
+             int(as_poll)),
         )
     subscription = await get_subscription(db, chat_id)
     assert subscription is not None
@@ -77,6 +80,15 @@ async def save_subscription(db: Database, chat_id: int, post_time: str, timezone
 async def get_subscription(db: Database, chat_id: int) -> Subscription | None:
     row = await db.fetch_one("SELECT * FROM subscriptions WHERE chat_id = ?", (chat_id,))
     return _subscription(row) if row else None
+
+
+async def set_poll_mode(db: Database, chat_id: int, as_poll: bool, now: float) -> bool:
+    """Post the chat's daily question as a quiz poll (or with buttons); False when it has no active subscription."""
+    async with db.transaction() as connection:
+        cursor = await connection.execute(
+            "UPDATE subscriptions SET as_poll = ?, updated_at = ? WHERE chat_id = ? AND active = 1",
+            (int(as_poll), now, chat_id))
+        return cursor.rowcount == 1
 
 
 async def deactivate_subscription(db: Database, chat_id: int, now: float) -> bool:

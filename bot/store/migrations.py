@@ -206,6 +206,17 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE review_cards ADD COLUMN card_difficulty REAL;
     ALTER TABLE review_cards ADD COLUMN state INTEGER;
     """,
+    # 9: daily questions as native quiz polls: a chat's choice, and which asked question each poll the bot
+    # posted carries (a poll answer names only the poll).
+    """
+    ALTER TABLE subscriptions ADD COLUMN as_poll INTEGER NOT NULL DEFAULT 0 CHECK (as_poll IN (0, 1));
+    CREATE TABLE daily_polls (
+        platform TEXT NOT NULL,
+        poll_id TEXT NOT NULL,
+        asked_id INTEGER NOT NULL UNIQUE REFERENCES asked_questions (id),
+        PRIMARY KEY (platform, poll_id)
+    );
+    """,
 )
 
 LATEST = len(MIGRATIONS)

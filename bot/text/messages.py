@@ -87,12 +87,26 @@ class Button:
 
 
 @dataclass(frozen=True)
+class Poll:
+    """The same question as a native quiz poll, for a platform that has them (Telegram); plain text only,
+    already within Telegram's poll limits. A platform without polls shows the message's blocks and buttons."""
+
+    question: str
+    options: tuple[str, ...]  # in the order shown: position p answers as letter p
+    correct: int  # position of the key in `options`
+    explanation: str  # shown on a wrong vote; the full one comes at the reveal
+    open_seconds: int  # until the reveal, for a platform that can close the poll by itself
+
+
+@dataclass(frozen=True)
 class Message:
-    """A whole message: blocks, rows of buttons, and an optional image (PNG bytes)."""
+    """A whole message: blocks, rows of buttons, an optional image (PNG bytes), and optionally the same
+    question as a quiz poll (`poll`), which a platform with polls may send instead of blocks and buttons."""
 
     blocks: tuple[Block, ...]
     buttons: tuple[tuple[Button, ...], ...] = ()
     image: bytes | None = field(default=None, repr=False)
+    poll: Poll | None = None
 
     def plain_text(self) -> str:
         """A readable plain-text form (console, logs, tests)."""

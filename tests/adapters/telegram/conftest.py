@@ -68,6 +68,11 @@ class Harness:
         await self.process({"callback_query": {"id": str(next(_ids)), "from": user, "chat_instance": "ci",
                                                "data": data, "message": self.api._message(stored)}})
 
+    async def vote(self, user: dict, poll_id: str, option_ids: list[int]) -> None:
+        """A poll_answer update, as Telegram sends one for a non-anonymous poll (empty options: retracted)."""
+        await self.process({"poll_answer": {"poll_id": poll_id, "user": user, "option_ids": option_ids,
+                                            "option_persistent_ids": [str(i) for i in option_ids]}})
+
     def popups(self) -> list[tuple[str, bool]]:
         return [(call.get("text", ""), bool(call.get("show_alert"))) for call in self.api.calls_of("answerCallbackQuery")]
 

@@ -31,7 +31,7 @@ BOT = {"id": 4242, "is_bot": True, "first_name": "Interview Bot", "username": "i
 TAGS = {"b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "code", "pre", "a", "blockquote",
         "tg-spoiler", "span", "tg-emoji"}
 RAW_STRINGS = {"text", "caption", "parse_mode", "callback_query_id", "language_code", "url", "secret_token",
-               "description"}
+               "description", "question", "explanation"}
 _TAG = re.compile(r"</?([a-z-]+)(\s[^<>]*)?>")
 _ENTITY = re.compile(r"&(lt|gt|amp|quot|#\d+|#x[0-9a-fA-F]+);")
 
@@ -186,6 +186,7 @@ class Stored:
     edits: int = 0
     document: bytes | None = None
     filename: str = ""
+    poll: dict | None = None  # a native poll, as Telegram returns it
 
     @property
     def buttons(self) -> list[dict]:
@@ -373,6 +374,8 @@ class FakeBotApi:
                                 "file_name": stored.filename, "file_size": len(stored.document)}
             if stored.html:
                 body["caption"] = visible_text(stored.html)
+        elif stored.poll is not None:
+            body["poll"] = stored.poll
         else:
             body["text"] = visible_text(stored.html)
         if stored.markup and stored.markup.get("inline_keyboard"):
@@ -473,8 +476,52 @@ class FakeBotApi:
         self.messages[(stored.chat_id, stored.message_id)] = stored
         return self._message(stored)
 
+    async def api_sendPoll(self, params: dict) -> dict:
+        """A poll within Telegram's limits (Bot API 9.6+: quiz keys as `correct_option_ids`), else a 400."""
+        question, options = params.get("question", ""), [option["text"] for option in params.get("options", [])]
+        explanation, period = params.get("explanation") or "", params.get("open_period")
+        quiz = params.get("type") == "quiz"
+        correct = params.get("correct_option_ids")
+        if not 1 <= len(question) <= 300:
+            raise ApiError(400, "Bad Request: poll question length must not exceed 300")
+        if not 2 <= len(options) <= 12 or not all(1 <= len(option) <= 100 for option in options):
+            raise ApiError(400, "Bad Request: POLL_OPTION_INVALID")
+        if len(explanation) > 200 or explanation.count("\n") > 2:
+            raise ApiError(400, "Bad Request: explanation is too long")
+        if period is not None and not 5 <= int(period) <= 2_628_000:
+            raise ApiError(400, "Bad Request: wrong open period specified")
+        if quiz and (not correct or not all(0 <= index < len(options) for index in correct)):
+            raise ApiError(400, "Bad Request: wrong correct option ids specified")
+        message_id = next(self._ids)
+        poll = {"id": f"poll-{params['chat_id']}-{message_id}", "question": question, "total_voter_count": 0,
+                "options": [{"text": text, "voter_count": 0, "persistent_id": str(number)}
+                            for number, text in enumerate(options)],
+                "is_closed": False, "is_anonymous": params.get("is_anonymous", True),
+                "type": params.get("type", "regular"), "allows_multiple_answers": False,
+                "allows_revoting": not quiz, "members_only": False}
+        if quiz:
+            poll["correct_option_ids"] = correct
+        if explanation:
+            poll["explanation"] = explanation
+        if period is not None:
+            poll["open_period"] = int(period)
+        stored = Stored(params["chat_id"], message_id, "", params.get("reply_markup"), poll=poll)
+        self.messages[(stored.chat_id, stored.message_id)] = stored
+        return self._message(stored)
+
+    async def api_stopPoll(self, params: dict) -> dict:
+        stored = self._stored(params)
+        if stored.poll is None:
+            raise ApiError(400, "Bad Request: message with poll to stop not found")
+        if stored.poll["is_closed"]:
+            raise ApiError(400, "Bad Request: poll has already been closed")
+        stored.poll["is_closed"] = True
+        return stored.poll
+
     async def api_editMessageText(self, params: dict) -> dict:
         stored = self._stored(params)
+        if stored.poll is not None:
+            raise ApiError(400, "Bad Request: there is no text in the message to edit")
         self._checked(params.get("text", ""), 4096, params)
         markup = params.get("reply_markup")
         if params.get("text") == stored.html and markup == stored.markup:
