@@ -62,7 +62,7 @@ def subscription_args(core: Core, args: list[str]) -> tuple[str, str, str | None
 
 
 async def subscribe(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """/subscribe HH:MM [Area/City] [topic] [poll]: when, in which time zone, on what and how the daily question comes."""
+    """/subscribe HH:MM [Area/City] [topic] [poll]: when, in which zone, on what and how the daily question comes."""
     if not await require_admin(update, context):
         return
     core = services(context).core
@@ -85,7 +85,7 @@ async def unsubscribe(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
 
 
 async def settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """/settings: this group's daily-question settings; /settings poll|buttons: how the question comes (administrators)."""
+    """/settings: this group's daily-question settings; /settings poll|buttons: how it comes (administrators)."""
     _, chat = refs(update)
     core = services(context).core
     args = [arg.lower() for arg in context.args or []]

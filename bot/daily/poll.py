@@ -17,7 +17,7 @@ ELLIPSIS = "…"
 
 
 def plain(text: str) -> str:
-    """Paragraph text without its markup: `code` keeps its backticks (they still say "code"), **bold** loses its stars."""
+    """Paragraph text without its markup: `code` keeps its backticks (they mean code), bold drops its stars."""
     return "".join(f"`{part}`" if kind == "code" else part for kind, part in inline_spans(text))
 
 

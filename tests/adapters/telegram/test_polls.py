@@ -64,7 +64,8 @@ async def test_poll_answers_count_like_button_answers(admin: Harness, clock) -> 
     await bot.vote(ERIN, "poll-forged-1", [right])
     await bot.vote(ERIN, f"{poll['id']}x", [right])
     await bot.vote(ERIN, poll["id"], [99])
-    assert len(await answers(bot)) == 3 and await bot.count("users") == users + 1, "only a vote on our poll stores its voter"
+    assert len(await answers(bot)) == 3
+    assert await bot.count("users") == users + 1, "only the vote on our poll (refused: option 99) stored its voter"
 
     clock.advance(12 * 3600)
     await bot.core.tick()
