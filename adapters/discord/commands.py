@@ -15,7 +15,7 @@ from discord import app_commands
 
 from adapters.discord import choices
 from adapters.discord.people import chat_ref, is_private, user_ref
-from adapters.discord.places import anywhere, dm_only
+from adapters.discord.places import anywhere, anywhere_managed, dm_only
 from adapters.common.deliver import deliver
 from adapters.discord.replies import defer, in_time, send, send_file, sent_id, tell
 from adapters.discord.server_commands import SERVER_COMMANDS, core_of
@@ -116,9 +116,9 @@ async def progress(interaction: discord.Interaction) -> None:
 @app_commands.describe(language=about("language"))
 @app_commands.choices(language=[app_commands.Choice(name=text(f"discord.choice.{code}"), value=code)
                                 for code in ("tr", "en")])
-@anywhere()
+@anywhere_managed()
 async def language(interaction: discord.Interaction, language: str) -> None:
-    """Choose the language I answer in (in a server: this channel's language)."""
+    """Choose the language I answer in (in a server: this channel's language, for Manage Server)."""
     core, private = core_of(interaction), is_private(interaction)
     confirmation = await in_time(interaction, core.set_language(language, user_ref(interaction), chat_ref(interaction)),
                                  ephemeral=not private)
@@ -190,7 +190,9 @@ def describe_tree(payloads: list[dict[str, Any]]) -> str:
     for payload in payloads:
         permissions = payload.get("default_member_permissions")
         admin = " [Manage Server]" if permissions and int(permissions) & discord.Permissions(manage_guild=True).value else ""
-        lines.append(f"/{payload['name']}{admin} ({_contexts(payload)}): {payload['description']}")
+        turkish = payload.get("name_localizations", {}).get("tr")
+        named = f" (tr: /{turkish})" if turkish else ""
+        lines.append(f"/{payload['name']}{admin}{named} ({_contexts(payload)}): {payload['description']}")
         lines.append(f"    tr: {payload['description_localizations'].get('tr', '-')}")
         for option_payload in payload.get("options", ()):
             lines.extend(_option_lines(option_payload))

@@ -56,3 +56,18 @@ def server_only(*, manage_guild: bool = False) -> Callable[[T], T]:
 def anywhere() -> Callable[[T], T]:
     """Offered in servers and in DMs."""
     return app_commands.allowed_contexts(guilds=True, dms=True, private_channels=False)
+
+
+def anywhere_managed() -> Callable[[T], T]:
+    """Offered in servers and in DMs; in a server it changes the channel for everyone, so only Manage Server
+    may use it there (a DM is the person's own). No default_permissions: those would hide it in DMs too."""
+
+    def predicate(interaction: discord.Interaction) -> bool:
+        if not is_private(interaction) and not interaction.permissions.manage_guild:
+            raise app_commands.MissingPermissions(["manage_guild"])
+        return True
+
+    def decorator(command: T) -> T:
+        return app_commands.check(predicate)(anywhere()(command))
+
+    return decorator

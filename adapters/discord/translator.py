@@ -3,6 +3,8 @@
 Every localizable string in the command tree is an `app_commands.locale_str` whose message is the
 English text and whose `key` extra names the catalog entry; the translator looks that key up for
 the Discord locales we speak (tr, en-US, en-GB) and leaves the rest to Discord's default (English).
+A command's own name needs no key: it is looked up as `discord.name.<name>` (Turkish names where the
+catalog has them; the English name is the default, so it is not repeated).
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ class CatalogTranslator(app_commands.Translator):
                         context: app_commands.TranslationContext) -> str | None:
         language = LOCALES.get(locale)
         key = string.extras.get("key")
+        if key is None and context.location is app_commands.TranslationContextLocation.command_name:
+            key = f"discord.name.{string.message}"
         if language is None or key is None or key not in catalog(language):
             return None
-        return t(language, key)
+        translated = t(language, key)
+        return None if key.startswith("discord.name.") and translated == string.message else translated

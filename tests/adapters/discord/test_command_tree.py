@@ -3,6 +3,7 @@ payload, and `interview-bot discord --list-commands`."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -59,6 +60,20 @@ async def test_turkish_and_english_localizations(discord_, recorder) -> None:
     assert [c["value"] for c in periods] == ["week", "month", "all"]
 
 
+async def test_command_names_in_turkish(discord_, recorder) -> None:
+    """Every command has a Turkish name Discord accepts (lowercase, at most 32, letters, digits, - and _),
+    each different; English clients keep the default name, so no English localization is sent."""
+    commands = {command["name"]: command for command in await synced(discord_, recorder)}
+    turkish = {name: command["name_localizations"] for name, command in commands.items()}
+    assert all(set(names) == {"tr"} for names in turkish.values()), turkish
+    names = [names["tr"] for names in turkish.values()]
+    assert len(set(names)) == len(names) == len(EXPECTED)
+    assert all(re.fullmatch(r"[-_\w]{1,32}", name) and name == name.lower() for name in names)
+    assert turkish["interview"] == {"tr": "mülakat"} and turkish["leaderboard"] == {"tr": "sıralama"}
+    language = commands["language"]
+    assert sorted(language["contexts"]) == [0, 1] and language.get("default_member_permissions") is None
+
+
 async def test_sync_to_one_server(discord_, recorder) -> None:
     discord_.client.sync_guild = 1234
     mark = len(recorder.requests)
@@ -74,4 +89,4 @@ def test_list_commands_prints_the_tree_without_connecting() -> None:
     for name in EXPECTED:
         assert f"/{name}" in result.stdout
     assert "tr: Bu özel mesajda bir deneme mülakatı başlat" in result.stdout
-    assert "/subscribe [Manage Server]" in result.stdout and "saat-dilimi" in result.stdout
+    assert "/subscribe [Manage Server] (tr: /abone-ol)" in result.stdout and "saat-dilimi" in result.stdout

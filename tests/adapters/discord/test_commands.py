@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tests.adapters.discord.harness import user
+from bot.store.people import find_chat
+from tests.adapters.discord.harness import ADMIN, CHANNEL_ID, MEMBER, user
 
 ADA = user(1, "Ada")
 
@@ -20,6 +21,22 @@ async def test_language_in_a_dm_is_the_users(discord_) -> None:
     assert reply.text() == "Dil Türkçe olarak ayarlandı."
     [started] = await discord_.command("interview", ADA, dm=True, count=1)
     assert started.message["embeds"][0]["footer"]["text"].startswith("Soru 1/1")
+
+
+async def test_language_in_a_server_is_for_manage_server_only(discord_, db) -> None:
+    """In a server /language sets the channel's language for everyone: a member is refused and nothing is
+    stored; someone with Manage Server sets it; in a DM anyone sets their own."""
+    [refused] = await discord_.command("language", ADA, permissions=MEMBER, language="tr")
+    assert refused.ephemeral and refused.text() == "You need the Manage Server permission for that."
+    assert await find_chat(db, "discord", str(CHANNEL_ID)) is None
+    [done] = await discord_.command("language", ADA, permissions=ADMIN, language="tr")
+    assert done.text() == "Dil Türkçe olarak ayarlandı."
+    chat = await find_chat(db, "discord", str(CHANNEL_ID))
+    assert chat is not None and chat.language == "tr"
+    [mine] = await discord_.command("language", ADA, dm=True, permissions=MEMBER, language="en")
+    assert mine.text() == "Language set to English."
+    commands = {command.name: command for command in discord_.client.tree.get_commands()}
+    assert commands["language"].default_permissions is None, "still offered in DMs and to every member"
 
 
 async def test_groups_board(discord_) -> None:
