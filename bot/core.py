@@ -243,6 +243,8 @@ class Core:
         if answer is None:
             log.info("poll answer ignored: user %s:%s poll %r options %s", user.platform, user.platform_id,
                      poll_ref[:64], list(option_ids)[:12])
+        else:
+            count_answer(user.platform, "daily")  # a vote is a daily answer, as a click is
         return answer
 
     # --- forgetting a person ---------------------------------------------------------------------

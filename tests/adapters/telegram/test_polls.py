@@ -4,12 +4,16 @@ buttons for a question a poll cannot hold."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from adapters.telegram.app import ALLOWED_UPDATES
+from bot.metrics import MetricsServer, serve_metrics
 from bot.store.polls import asked_of_poll, poll_of_asked
 from tests.adapters.telegram.conftest import ALICE, BOB, CAROL, DAN, GROUP, Harness
 from tests.adapters.telegram.fake_bot_api import Stored
+from tests.adapters.telegram.test_metrics import scrape, value
 
 GROUP_ID = GROUP["id"]
 ERIN = {"id": 1005, "is_bot": False, "first_name": "Erin", "language_code": "en"}
@@ -19,6 +23,13 @@ ERIN = {"id": 1005, "is_bot": False, "first_name": "Erin", "language_code": "en"
 def admin(bot: Harness) -> Harness:
     bot.api.admins[GROUP_ID] = {ALICE["id"]}
     return bot
+
+
+@pytest.fixture
+def exporter() -> Iterator[MetricsServer]:
+    server = serve_metrics("127.0.0.1:0")
+    yield server
+    server.close()
 
 
 def polls_in(bot: Harness) -> list[Stored]:
@@ -139,3 +150,18 @@ async def test_a_poll_closed_by_its_open_period_is_still_revealed(admin: Harness
     assert await bot.count("daily_posts") == 1
     state = await bot.core.db.fetch_one("SELECT state FROM daily_posts")
     assert state[0] == "revealed"
+
+
+async def test_a_counted_vote_is_a_daily_answer_in_the_metrics(admin: Harness, exporter) -> None:
+    bot = admin
+    await bot.command(ALICE, GROUP, "/subscribe 09:00 UTC leakage-basics")
+    await bot.command(ALICE, GROUP, "/daily poll")
+    [posted] = polls_in(bot)
+    _, before = await scrape(exporter)
+    await bot.vote(BOB, posted.poll["id"], [0])  # type: ignore[index]
+    await bot.vote(BOB, posted.poll["id"], [1])  # type: ignore[index]
+    await bot.vote(CAROL, "poll-forged-2", [0])
+    _, after = await scrape(exporter)
+    labels = {"platform": "telegram", "kind": "daily"}
+    grew = value(after, "interview_bot_answers_total", **labels) - value(before, "interview_bot_answers_total", **labels)
+    assert grew == 1
