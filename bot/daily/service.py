@@ -18,7 +18,7 @@ from bot.schedule.clock import Clock
 from bot.caller import Caller, resolve
 from bot.daily.poll import quiz_poll
 from bot.daily.view import daily_question_message, reveal_message, subscription_message
-from bot.port import ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryUnknown, poll_port
+from bot.port import ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryUnknown, PollPort, poll_port
 from bot.domain import LETTERS, AskedQuestion, Question, RecordedAnswer, UserRef
 from bot.interview.engine import Delivery
 from bot.text.messages import Message
@@ -357,10 +357,10 @@ class DailyService:
         log.info("chat %d: post %d revealed (%d answered, %d right)", record.id, post.id, stats.answered, stats.right)
         return True
 
-    async def _close_poll(self, port: DeliveryPort, record: ChatRecord, ref: str) -> None:
+    async def _close_poll(self, port: PollPort, record: ChatRecord, ref: str) -> None:
         """Stop the poll's votes at the reveal; a failure is logged, the reveal still goes out."""
         try:
-            await port.close_poll(record.address, ref)  # type: ignore[attr-defined]
+            await port.close_poll(record.address, ref)
         except ChatGone:
             raise
         except DeliveryError as error:
