@@ -64,6 +64,15 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def listening(port: int) -> bool:
+    """Whether something accepts connections on the loopback port."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.settimeout(0.2)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
 async def test_a_webhook_with_a_secret_token(api: FakeBotApi, core: Core, tmp_path: Path) -> None:
     port, stop = free_port(), asyncio.Event()
     url = "https://bot.example.org/telegram-hook"
@@ -75,6 +84,7 @@ async def test_a_webhook_with_a_secret_token(api: FakeBotApi, core: Core, tmp_pa
     update = {"update_id": 1, **command(ALICE, private(ALICE), "/help")}
     async with aiohttp.ClientSession() as session:
         endpoint = f"http://127.0.0.1:{port}/telegram-hook"
+        await eventually(lambda: listening(port))  # PTB calls setWebhook before its server listens
         async with session.post(endpoint, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": "wrong"}) as bad:
             assert bad.status == 403
         headers = {"X-Telegram-Bot-Api-Secret-Token": hook["secret_token"]}
