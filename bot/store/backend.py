@@ -125,6 +125,14 @@ class Database(ABC):
         """How many migrations the store has seen."""
 
     @abstractmethod
+    async def table_parents(self) -> dict[str, set[str]]:
+        """Every table of the schema (the version bookkeeping aside), with the tables its foreign keys name."""
+
+    async def restart_ids(self, connection: Transaction, tables: Iterable[str]) -> None:
+        """After rows came in with their ids given (a copy), the next id of each table follows the
+        largest one. SQLite's INTEGER PRIMARY KEY does so by itself."""
+
+    @abstractmethod
     async def close(self) -> None: ...
 
     async def __aenter__(self) -> Database:

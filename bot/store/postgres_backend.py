@@ -4,12 +4,15 @@ Store modules write SQLite-style `?` placeholders; each statement is translated 
 cached. Write transactions take one advisory lock first, so writers take turns across every worker
 exactly as they do on a SQLite file: the store modules' read-then-write steps (is the question still
 open? is there an answer already?) stay correct without each one reasoning about isolation levels.
+Inside one worker the writers also queue on an asyncio lock, first come first served as on SQLite,
+so one process holds one connection at the advisory lock, not its whole pool.
 Reads take no lock. A connection lost to a server restart is replaced by the pool; a transaction
 whose BEGIN meets a dead connection tries another before anything of it has run.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import re
@@ -135,6 +138,7 @@ class PostgresDatabase(Database):
         self.pool = pool
         self.url = url
         self.path = redacted(url)
+        self._write_lock = asyncio.Lock()
 
     @classmethod
     async def open_url(cls, url: str, *, migrate_to: int | None = None, max_size: int = 10) -> PostgresDatabase:
@@ -196,20 +200,21 @@ class PostgresDatabase(Database):
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PostgresTransaction]:
         """BEGIN ... COMMIT under the write lock, rolled back on any error."""
-        connection = await self._begin()
-        try:
+        async with self._write_lock:
+            connection = await self._begin()
             try:
-                yield PostgresTransaction(connection)
-            except BaseException:
-                if not connection.is_closed():
-                    try:
-                        await connection.execute("ROLLBACK")
-                    except LOST:  # the server went away: it drops the transaction itself
-                        pass
-                raise
-            await connection.execute("COMMIT")
-        finally:
-            await self.pool.release(connection)
+                try:
+                    yield PostgresTransaction(connection)
+                except BaseException:
+                    if not connection.is_closed():
+                        try:
+                            await connection.execute("ROLLBACK")
+                        except LOST:  # the server went away: it drops the transaction itself
+                            pass
+                    raise
+                await connection.execute("COMMIT")
+            finally:
+                await self.pool.release(connection)
 
     async def fetch_all(self, sql: str, parameters: Iterable[Any] = ()) -> list[Row]:
         """A read on any pooled connection; one more try when the connection was lost to a restart."""
@@ -223,3 +228,27 @@ class PostgresDatabase(Database):
     async def schema_version(self) -> int:
         row = await self.fetch_one("SELECT version FROM schema_version")
         return int(row[0]) if row else 0
+
+    async def table_parents(self) -> dict[str, set[str]]:
+        tables = await self.fetch_all(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+            "AND table_type = 'BASE TABLE' AND table_name <> 'schema_version'")
+        parents: dict[str, set[str]] = {row[0]: set() for row in tables}
+        keys = await self.fetch_all(
+            """SELECT child.relname, parent.relname FROM pg_constraint c
+               JOIN pg_class child ON child.oid = c.conrelid JOIN pg_class parent ON parent.oid = c.confrelid
+               WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace""")
+        for child, parent in keys:
+            if child in parents and parent != child:
+                parents[child].add(parent)
+        return parents
+
+    async def restart_ids(self, connection: Transaction, tables: Iterable[str]) -> None:
+        wanted = list(tables)
+        rows = await connection.fetch_all(
+            "SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() "
+            "AND column_name = 'id' AND is_identity = 'YES'")
+        for table in [row[0] for row in rows if row[0] in wanted]:
+            await connection.execute(
+                f"""SELECT setval(pg_get_serial_sequence(?, 'id'),
+                                  (SELECT coalesce(max(id), 0) + 1 FROM "{table}"), false)""", (table,))

@@ -167,3 +167,11 @@ class SQLiteDatabase(Database):
     async def schema_version(self) -> int:
         row = await self.fetch_one("PRAGMA user_version")
         return int(row[0]) if row else 0
+
+    async def table_parents(self) -> dict[str, set[str]]:
+        rows = await self.fetch_all("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        parents: dict[str, set[str]] = {}
+        for (name,) in rows:
+            keys = await self.fetch_all(f'PRAGMA foreign_key_list("{name}")')
+            parents[name] = {key["table"] for key in keys} - {name}
+        return parents
