@@ -194,6 +194,17 @@ class DailyService:
 
     async def _post(self, record: ChatRecord, subscription: posts.Subscription | None, kind: str,
                     day: str, as_poll: bool = False) -> posts.DailyPost | None:
+        """A scheduled post is claimed first: of several workers that find it due, one posts it, and one
+        that comes after finds it made (and must not reveal it as an 'earlier' post)."""
+        if kind != "scheduled":
+            return await self._post_claimed(record, subscription, kind, day, as_poll)
+        async with self.db.claim("post", record.id) as mine:
+            if not mine or await posts.has_scheduled_post(self.db, record.id, day):
+                return None
+            return await self._post_claimed(record, subscription, kind, day, as_poll)
+
+    async def _post_claimed(self, record: ChatRecord, subscription: posts.Subscription | None, kind: str,
+                            day: str, as_poll: bool = False) -> posts.DailyPost | None:
         """Reveal the chat's open posts, record the new post, then send it; None if already posted.
         As a quiz poll when asked for (or the chat chose polls), the platform has them and the question fits."""
         port = self.ports.get(record.platform)
@@ -321,6 +332,15 @@ class DailyService:
         return sum(await broadcast(work, rates, self.reveal))
 
     async def reveal(self, post: posts.DailyPost) -> bool:
+        """Reveal a post once, whichever of several workers found it due: the one that claims it, if it
+        is still unrevealed when claimed."""
+        async with self.db.claim("reveal", post.id) as mine:
+            current = await posts.get_post(self.db, post.id) if mine else None
+            if current is None or current.state == "revealed":
+                return False
+            return await self._reveal(post)
+
+    async def _reveal(self, post: posts.DailyPost) -> bool:
         """Close the post and show the answer, explanation and who got it right (edit, else a new message).
 
         Answers stop first; the post is marked revealed only after the edit, so a crash in between

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence, Sized
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Iterable, Sequence, Sized
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,6 +127,14 @@ class Database(ABC):
     @abstractmethod
     async def table_parents(self) -> dict[str, set[str]]:
         """Every table of the schema (the version bookkeeping aside), with the tables its foreign keys name."""
+
+    @asynccontextmanager
+    async def claim(self, kind: str, key: int) -> AsyncIterator[bool]:
+        """Whether this worker may do one piece of due work (kind 'reveal' or 'post', key its id) that
+        several workers on one database may all find due: True for exactly one of them at a time, the
+        others are told False and skip it. Held until the block ends; a worker that dies lets go.
+        On SQLite one process owns the file, so it is always True."""
+        yield True
 
     async def restart_ids(self, connection: Transaction, tables: Iterable[str]) -> None:
         """After rows came in with their ids given (a copy), the next id of each table follows the

@@ -163,6 +163,13 @@ async def create_post(db: Database, chat_id: int, question_id: str, option_order
     return await get_post(db, post_id)
 
 
+async def has_scheduled_post(db: Database, chat_id: int, local_day: str) -> bool:
+    """Whether the chat has its scheduled post for that local day already (another worker may have made it)."""
+    row = await db.fetch_one("SELECT 1 FROM daily_posts WHERE chat_id = ? AND local_date = ? AND kind = 'scheduled'",
+                             (chat_id, local_day))
+    return row is not None
+
+
 async def get_post(db: Database, post_id: int) -> DailyPost | None:
     row = await db.fetch_one("SELECT * FROM daily_posts WHERE id = ?", (post_id,))
     return _post(row) if row else None

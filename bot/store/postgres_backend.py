@@ -34,6 +34,7 @@ WRITE_LOCK = 0x1B07_0001  # pg_advisory_xact_lock key: one writer at a time, acr
 MIGRATION_LOCK = 0x1B07_0002  # held while migrations run, so workers starting together take turns
 LOST = (pg.PostgresConnectionError, pg.OperatorInterventionError, pg.InterfaceError, ConnectionError, OSError)
 BEGIN_ATTEMPTS = 3
+CLAIM_KINDS = {"reveal": 1, "post": 2}  # the high bits of a claim's advisory lock key, so kinds never collide
 
 
 @functools.lru_cache(maxsize=4096)
@@ -139,6 +140,8 @@ class PostgresDatabase(Database):
         self.url = url
         self.path = redacted(url)
         self._write_lock = asyncio.Lock()
+        self._claims: asyncpg.Connection | None = None  # one connection holds every claim of this worker
+        self._claims_lock = asyncio.Lock()
 
     @classmethod
     async def open_url(cls, url: str, *, migrate_to: int | None = None, max_size: int = 10) -> PostgresDatabase:
@@ -178,7 +181,31 @@ class PostgresDatabase(Database):
         return int(version)
 
     async def close(self) -> None:
+        if self._claims is not None and not self._claims.is_closed():
+            await self._claims.close()
         await self.pool.close()
+
+    async def _on_claims(self, sql: str, key: int) -> bool:
+        """One statement on the claims connection (its own, not the pool's: a claim held during a slow
+        send must never take the connection a write needs); reconnects if a restart closed it."""
+        async with self._claims_lock:
+            if self._claims is None or self._claims.is_closed():
+                self._claims = await asyncpg.connect(self.url)
+            return bool(await self._claims.fetchval(sql, key))
+
+    @asynccontextmanager
+    async def claim(self, kind: str, key: int) -> AsyncIterator[bool]:
+        """A session advisory lock, tried without waiting: the worker that holds it does the work."""
+        lock = (CLAIM_KINDS[kind] << 48) + key
+        mine = await self._on_claims("SELECT pg_try_advisory_lock($1)", lock)
+        try:
+            yield mine
+        finally:
+            if mine:
+                try:
+                    await self._on_claims("SELECT pg_advisory_unlock($1)", lock)
+                except LOST:  # the connection went, and the lock with it
+                    pass
 
     async def _begin(self) -> asyncpg.Connection:
         """A pooled connection inside BEGIN, holding the write lock; a dead connection is swapped."""
