@@ -62,6 +62,7 @@ async def member_totals(db: Database, chat_id: int, since: float | None) -> list
                           SELECT a.user_id, a.points, 1, a.correct, coalesce(a.latency_ms, 0)
                           FROM daily_posts p JOIN answers a ON a.asked_id = p.asked_id
                           WHERE p.chat_id = ? AND p.id > coalesce((SELECT post_id FROM board_folds WHERE chat_id = ?), 0))
+                         AS scored
                     GROUP BY user_id) t
                 JOIN users u ON u.id = t.user_id {_ORDER}""",
             (chat_id, chat_id, chat_id))

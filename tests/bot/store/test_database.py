@@ -198,3 +198,22 @@ async def test_a_store_deleted_while_running_refuses_writes(tmp_path) -> None:
         assert db.gone.is_set()
     finally:
         await db.close()
+
+
+async def test_migration_7_puts_history_in_its_utc_week_on_both_backends(empty_store) -> None:
+    from bot.store.scores import utc_week_start
+
+    sunday_evening = 1_780_263_000.0  # late in a UTC week: rounding instead of flooring would pick the next
+    async with await Database.open(empty_store, migrate_to=6) as old:
+        async with old.transaction() as connection:
+            for statement in statements(f"""
+                INSERT INTO users (id, platform, platform_user_id, name, created_at) VALUES (1, 't', 'u1', 'U', 1);
+                INSERT INTO chats (id, platform, platform_chat_id, kind, created_at) VALUES (1, 't', 'g', 'group', 1);
+                INSERT INTO asked_questions (id, question_id, chat_id, position, option_order, asked_at)
+                    VALUES (1, 'fx-001', 1, 0, '0123', {sunday_evening});
+                INSERT INTO answers (asked_id, user_id, option_index, correct, latency_ms, answered_at, points)
+                    VALUES (1, 1, 0, 1, 900, {sunday_evening + 5}, 2);"""):
+                await connection.execute(statement)
+    async with await Database.open(empty_store) as db:
+        rows = await db.fetch_all("SELECT week_start, chat_id, active, points FROM group_weeks")
+        assert [tuple(row) for row in rows] == [(utc_week_start(sunday_evening), 1, 1, 2)]
