@@ -20,6 +20,9 @@ def add_platform_parsers(commands: argparse._SubParsersAction) -> None:
                           help="where the webhook server listens (default 127.0.0.1:8443)")
     telegram.add_argument("--webhook-secret", metavar="TOKEN",
                           help="secret token Telegram sends with each update (default: derived from the bot token)")
+    telegram.add_argument("--workers", metavar="N", type=int, default=1,
+                          help="how many webhook workers serve this bot on one PostgreSQL store; each keeps to "
+                               "1/N of Telegram's flood limits (default 1)")
     telegram.set_defaults(handler=_run_telegram)
 
     discord = commands.add_parser("discord", help="run the Discord bot (DISCORD_BOT_TOKEN)",
@@ -41,7 +44,7 @@ def add_platform_parsers(commands: argparse._SubParsersAction) -> None:
 def _telegram_options(args: argparse.Namespace, settings: Settings) -> dict:
     return {"base_url": getattr(args, "base_url", None) or settings.telegram_base_url,
             "webhook": getattr(args, "webhook", None), "listen": getattr(args, "listen", "127.0.0.1:8443"),
-            "webhook_secret": getattr(args, "webhook_secret", None)}
+            "webhook_secret": getattr(args, "webhook_secret", None), "workers": getattr(args, "workers", 1)}
 
 
 def telegram_option_problem(args: argparse.Namespace) -> str | None:
@@ -49,6 +52,9 @@ def telegram_option_problem(args: argparse.Namespace) -> str | None:
     host, _, port = str(getattr(args, "listen", "")).rpartition(":")
     if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
         return f"--listen must be HOST:PORT (for example 127.0.0.1:8443), not {str(args.listen)[:64]!r}"
+    workers = getattr(args, "workers", 1)
+    if not 1 <= workers <= 64:
+        return f"--workers must be between 1 and 64, not {workers}"
     webhook = getattr(args, "webhook", None)
     if webhook is not None:
         parts = urlsplit(webhook)
