@@ -31,6 +31,11 @@ def add_platform_parsers(commands: argparse._SubParsersAction) -> None:
                          help="print the slash-command tree with localized descriptions and exit (no connection)")
     discord.add_argument("--sync-guild", metavar="GUILD_ID", type=int,
                          help="sync commands to one server only (instant; global sync can take up to an hour)")
+    discord.add_argument("--shard-count", metavar="N", type=int,
+                         help="run as a sharded bot with N gateway shards in all (AutoShardedClient)")
+    discord.add_argument("--shard-ids", metavar="0,1",
+                         help="the shards this process runs (default: all of --shard-count); processes with "
+                              "disjoint ids share one PostgreSQL store")
     discord.set_defaults(handler=_run_discord)
 
     run = commands.add_parser("run", help="run every platform whose token is set, in one process",
@@ -86,6 +91,24 @@ def _run_telegram(args: argparse.Namespace, settings: Settings) -> int:
     return run_platforms(settings, {"telegram": _telegram_options(args, settings)}, metrics=args.metrics)
 
 
+def shard_options(args: argparse.Namespace) -> tuple[dict, str | None]:
+    """(shard_count, shard_ids) for the client from --shard-count and --shard-ids, or a one-line problem."""
+    count, text = getattr(args, "shard_count", None), getattr(args, "shard_ids", None)
+    if count is None:
+        return {}, ("--shard-ids needs --shard-count" if text else None)
+    if not 1 <= count <= 1024:
+        return {}, f"--shard-count must be between 1 and 1024, not {count}"
+    if text is None:
+        return {"shard_count": count, "shard_ids": None}, None
+    try:
+        ids = sorted({int(part) for part in text.split(",")})
+    except ValueError:
+        return {}, f"--shard-ids must be numbers separated by commas, like 0,1, not {text[:64]!r}"
+    if not ids or ids[0] < 0 or ids[-1] >= count:
+        return {}, f"--shard-ids must be between 0 and {count - 1} (--shard-count {count})"
+    return {"shard_count": count, "shard_ids": ids}, None
+
+
 def _run_discord(args: argparse.Namespace, settings: Settings) -> int:
     if args.list_commands:
         from adapters.discord.commands import print_command_tree
@@ -94,13 +117,15 @@ def _run_discord(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     from adapters.runner import run_platforms
 
-    if metrics_problem(args):
-        print(f"interview-bot discord: {metrics_problem(args)}", file=sys.stderr)
+    shards, shard_problem = shard_options(args)
+    problem = metrics_problem(args) or shard_problem
+    if problem is not None:
+        print(f"interview-bot discord: {problem}", file=sys.stderr)
         return 2
     if not settings.discord_token:
         print("interview-bot discord: set DISCORD_BOT_TOKEN (the application's bot token) first", file=sys.stderr)
         return 2
-    return run_platforms(settings, {"discord": {"sync_guild": args.sync_guild}}, metrics=args.metrics)
+    return run_platforms(settings, {"discord": {"sync_guild": args.sync_guild, **shards}}, metrics=args.metrics)
 
 
 def _run_all(args: argparse.Namespace, settings: Settings) -> int:
