@@ -100,6 +100,7 @@ class Database(ABC):
 
     def __init__(self) -> None:
         self.gone = asyncio.Event()  # set once the store is found deleted or replaced; the runner exits on it
+        self._claimed: set[tuple[str, int]] = set()  # claims held by this process's coroutines
 
     @classmethod
     async def open(cls, target: Any, *, migrate_to: int | None = None) -> Database:
@@ -131,9 +132,23 @@ class Database(ABC):
     @asynccontextmanager
     async def claim(self, kind: str, key: int) -> AsyncIterator[bool]:
         """Whether this worker may do one piece of due work (kind 'reveal' or 'post', key its id) that
-        several workers on one database may all find due: True for exactly one of them at a time, the
-        others are told False and skip it. Held until the block ends; a worker that dies lets go.
-        On SQLite one process owns the file, so it is always True."""
+        several workers on one database, or two tasks of one worker, may both find due: True for exactly
+        one of them at a time, the others are told False and skip it. Held until the block ends; a
+        worker that dies lets go. The holder should check that the work is still to do."""
+        mark = (kind, key)
+        if mark in self._claimed:
+            yield False
+            return
+        self._claimed.add(mark)
+        try:
+            async with self._claim_across_workers(kind, key) as mine:
+                yield mine
+        finally:
+            self._claimed.discard(mark)
+
+    @asynccontextmanager
+    async def _claim_across_workers(self, kind: str, key: int) -> AsyncIterator[bool]:
+        """On SQLite one process owns the file: no other worker to ask."""
         yield True
 
     async def restart_ids(self, connection: Transaction, tables: Iterable[str]) -> None:

@@ -201,7 +201,7 @@ class PostgresDatabase(Database):
             return bool(await self._claims.fetchval(sql, key))
 
     @asynccontextmanager
-    async def claim(self, kind: str, key: int) -> AsyncIterator[bool]:
+    async def _claim_across_workers(self, kind: str, key: int) -> AsyncIterator[bool]:
         """A session advisory lock, tried without waiting: the worker that holds it does the work."""
         lock = (CLAIM_KINDS[kind] << 48) + key
         mine = await self._on_claims("SELECT pg_try_advisory_lock($1)", lock)

@@ -137,3 +137,18 @@ async def test_the_store_reconnects_after_a_server_restart(postgres_server, post
         assert (await find_user(db, "t", "after")).name == "Again"
     finally:
         await db.close()
+
+
+async def test_a_claim_is_held_by_one_task_of_one_worker_at_a_time(db_path) -> None:
+    async with await Database.open(db_path) as first, await Database.open(db_path) as second:
+        async with first.claim("reveal", 7) as mine:
+            assert mine
+            async with first.claim("reveal", 7) as again:
+                assert not again, "another task of the same worker"
+            async with first.claim("post", 7) as other_kind, first.claim("reveal", 8) as other_key:
+                assert other_kind and other_key
+            if second.dialect.name == "postgresql":
+                async with second.claim("reveal", 7) as elsewhere:
+                    assert not elsewhere, "another worker on the same database"
+        async with second.claim("reveal", 7) as after:
+            assert after, "let go at the end of the block"
