@@ -1,8 +1,8 @@
 """A real PostgreSQL server for the tests: initdb and pg_ctl in a temporary folder, on a free loopback port.
 
 PostgreSQL refuses to run as root; as root (CI, these machines) the server runs as the `postgres`
-user through runuser, in a folder that user owns. Durability is switched off (fsync, synchronous
-commit): the tests check behaviour, not crash safety of the disk, and each test's database is new.
+user through runuser, in a folder that user owns. For the tests durability is switched off (fsync,
+synchronous commit): they check behaviour, not crash safety of the disk, and each database is new.
 """
 
 from __future__ import annotations
@@ -50,16 +50,17 @@ class PostgresServer:
         prefix = ["runuser", "-u", SERVER_USER, "--"] if self.as_root else []
         subprocess.run([*prefix, *command], check=True, capture_output=True, timeout=120)
 
-    def start(self) -> None:
+    def start(self, durable: bool = False) -> None:
+        """initdb and start; `durable` keeps fsync and synchronous commit on (for benchmarks' figures)."""
         if self.as_root:
             shutil.chown(self.folder, SERVER_USER, SERVER_USER)
         self.folder.chmod(0o700)
         self._run(str(self.bin_dir / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust",
                   "--no-sync", "-E", "UTF8", "--locale=C")
+        speed = "" if durable else "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
         with open(self.data / "postgresql.conf", "a") as conf:
             conf.write(f"\nlisten_addresses = '127.0.0.1'\nport = {self.port}\n"
-                       f"unix_socket_directories = '{self.folder}'\nfsync = off\nsynchronous_commit = off\n"
-                       "full_page_writes = off\nmax_connections = 200\n")
+                       f"unix_socket_directories = '{self.folder}'\n{speed}max_connections = 200\n")
         self.pg_ctl("start")
 
     def pg_ctl(self, action: str) -> None:
