@@ -172,7 +172,7 @@ async def run(quick: bool) -> dict[str, Any]:
     await asyncio.to_thread(server.start, True)
     try:
         url = server.url()
-        users, questions = MAX_WORKERS * WRITERS, max(count, per_user)
+        users, questions = MAX_WORKERS * WRITERS, max(count, WRITERS * per_user)
         await seed(url, users, questions)
         store_s, sizes = await store_burst(url, count)
         await seed(url, users, questions)
