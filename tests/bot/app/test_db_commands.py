@@ -58,3 +58,13 @@ def test_bad_store_names_are_one_line(tmp_path, capsys) -> None:
     assert main(["db", "copy", "--from", str(path), "--to", str(tmp_path / "other.sqlite3")]) == 1
     assert "no such store file" in capsys.readouterr().err
     assert not path.exists() and not (tmp_path / "other.sqlite3").exists(), "nothing written"
+
+
+def test_an_unreachable_postgresql_is_one_line_without_the_password(capsys) -> None:
+    from tests.postgres import free_port
+
+    url = f"postgresql://bot:hunter2@127.0.0.1:{free_port()}/interviews"
+    assert main(["--db", url, "db", "upgrade"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("interview-bot: cannot reach PostgreSQL at postgresql://bot:***@127.0.0.1:")
+    assert "hunter2" not in err and err.count("\n") == 1
