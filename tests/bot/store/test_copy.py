@@ -62,6 +62,18 @@ async def test_sqlite_to_postgresql_and_back_loses_nothing(tmp_path, postgres_ur
             await db.close()
 
 
+async def test_a_long_table_goes_over_in_chunks(tmp_path, postgres_url, monkeypatch) -> None:
+    from bot.store import copy
+
+    monkeypatch.setattr(copy, "CHUNK", 7)
+    async with await Database.open(tmp_path / "a.sqlite3") as source, await Database.open(postgres_url) as target:
+        for number in range(30):
+            await ensure_user(source, UserRef("test", f"u{number}", f"U{number}"), 1.0)
+        copied = await copy_store(source, target)
+        assert dict(copied.tables)["users"] == 30
+        assert await _everything(target) == await _everything(source)
+
+
 async def test_a_copy_into_a_store_with_rows_is_refused(tmp_path, postgres_store_url) -> None:
     async with await Database.open(tmp_path / "a.sqlite3") as source, await Database.open(postgres_store_url) as target:
         await ensure_user(source, ALICE, 1.0)
