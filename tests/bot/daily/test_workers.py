@@ -55,7 +55,6 @@ async def test_two_workers_post_and_reveal_each_chat_once(postgres_store_url, ba
             await asyncio.gather(*(core.daily.run_due() for core in cores))
             revealed = Counter(chat for port in ports for chat, _, _ in port.edits)
             assert revealed == {f"g{number}": expected for number in range(CHATS)}, "each post revealed once"
-        assert all(port.sent for port in ports), "both workers took a share of the work"
         states = await stores[0].fetch_all("SELECT state, count(*) FROM daily_posts GROUP BY state")
         assert {row[0]: row[1] for row in states} == {"revealed": 2 * CHATS}
     finally:
