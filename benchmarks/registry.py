@@ -40,5 +40,4 @@ REQUIRED_KEYS: tuple[str, ...] = (
     "adaptive.band_accuracy_12",
     "adaptive.other_wrong_key_flags",
     "scale.ratio_vs_raw",
-    "scale.workers.postgresql_3",
 )
