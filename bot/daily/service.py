@@ -167,8 +167,10 @@ class DailyService:
             else:
                 log.warning("chat %d: the post due at %.0f is past its grace window; skipped", record.id, moment)
         rates = {name: port.posts_per_second for name, port in self.ports.items()}
-        results = await broadcast(work, rates, lambda item: self._post(*item[:2], "scheduled", item[2]))
+        elsewhere: set[int] = set()  # chats another worker was posting: it moves them on (or, if it dies, we do)
+        results = await broadcast(work, rates, lambda item: self._post(*item[:2], "scheduled", item[2], elsewhere=elsewhere))
         # after the posts: a crash mid-broadcast retries the rest; a subscription changed meanwhile keeps its change
+        advanced = [(chat_id, moment) for chat_id, moment in advanced if chat_id not in elsewhere]
         await posts.set_next_posts(self.db, advanced, {s.chat_id: s.next_post_at for s in due})
         sent = [post for post in results if post is not None]
         failed = sum(1 for post in sent if post.state == "failed")
@@ -193,12 +195,16 @@ class DailyService:
         return max(reveal_at, now + REVEAL_MARGIN_S)
 
     async def _post(self, record: ChatRecord, subscription: posts.Subscription | None, kind: str,
-                    day: str, as_poll: bool = False) -> posts.DailyPost | None:
+                    day: str, as_poll: bool = False, elsewhere: set[int] | None = None) -> posts.DailyPost | None:
         """A scheduled post is claimed first: of several workers that find it due, one posts it, and one
-        that comes after finds it made (and must not reveal it as an 'earlier' post)."""
+        that comes after finds it made (and must not reveal it as an 'earlier' post). A chat claimed by
+        another worker goes into `elsewhere`: left due, so that if that worker dies before posting,
+        the next tick here posts it."""
         if kind != "scheduled":
             return await self._post_claimed(record, subscription, kind, day, as_poll)
         async with self.db.claim("post", record.id) as mine:
+            if not mine and elsewhere is not None:
+                elsewhere.add(record.id)
             if not mine or await posts.has_scheduled_post(self.db, record.id, day):
                 return None
             return await self._post_claimed(record, subscription, kind, day, as_poll)
