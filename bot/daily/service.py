@@ -168,7 +168,8 @@ class DailyService:
                 log.warning("chat %d: the post due at %.0f is past its grace window; skipped", record.id, moment)
         rates = {name: port.posts_per_second for name, port in self.ports.items()}
         elsewhere: set[int] = set()  # chats another worker was posting: it moves them on (or, if it dies, we do)
-        results = await broadcast(work, rates, lambda item: self._post(*item[:2], "scheduled", item[2], elsewhere=elsewhere))
+        results = await broadcast(
+            work, rates, lambda item: self._post(*item[:2], "scheduled", item[2], elsewhere=elsewhere))
         # after the posts: a crash mid-broadcast retries the rest; a subscription changed meanwhile keeps its change
         advanced = [(chat_id, moment) for chat_id, moment in advanced if chat_id not in elsewhere]
         await posts.set_next_posts(self.db, advanced, {s.chat_id: s.next_post_at for s in due})
