@@ -94,7 +94,7 @@ async def _forget(args: argparse.Namespace, settings: Settings) -> int:
         language = await core.language(user)
         if not args.yes:
             print(core.text(language, "forget.ask").blocks[0].text)  # type: ignore[union-attr]
-            print(t(language, "forget.terminal_ask", user=user.platform_id, db=settings.db_path), end="", flush=True)
+            print(t(language, "forget.terminal_ask", user=user.platform_id, db=core.db.path), end="", flush=True)
             if sys.stdin.readline().strip().lower() not in ("yes", "evet"):
                 print(t(language, "forget.terminal_kept"))
                 return 1

@@ -377,7 +377,7 @@ def bounded_concurrency(limit: int = BOUNDED_CONCURRENCY) -> Iterator[None]:
 def one_hop_reads() -> Iterator[None]:
     """Prototype: Database.fetch_one/fetch_all through aiosqlite's execute_fetchall (one round trip)
     instead of execute + fetchone/fetchall + cursor close (three)."""
-    from bot.store.database import Database as Store
+    from bot.store.sqlite_backend import SQLiteDatabase as Store
 
     one, every = Store.fetch_one, Store.fetch_all
 

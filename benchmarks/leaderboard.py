@@ -28,6 +28,7 @@ from benchmarks.leaderboard_data import Generated, Shape, build
 from benchmarks.sizes import percentile, scale, scaled, temporary_folder
 from bot.scores.boards import chat_board, groups_board, streaks
 from bot.store.database import Database
+from bot.store.sqlite_backend import SQLiteDatabase
 
 NAME = "leaderboard"
 GOAL_P95_MS = 20.0
@@ -81,10 +82,10 @@ def shape_for(quick: bool) -> Shape:
                  long_chat_posts=scaled(base.long_chat_posts, minimum=50))
 
 
-class TimedDatabase(Database):
+class TimedDatabase(SQLiteDatabase):
     """The store with every read timed and kept with the function that issued it (for the breakdown)."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: SQLiteDatabase) -> None:
         super().__init__(database.connection, database.path)
         self.calls: list[tuple[str, str, tuple[Any, ...], float]] = []
 

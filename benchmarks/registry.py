@@ -21,6 +21,7 @@ MODULES: tuple[str, ...] = (
     "benchmarks.progress",
     "benchmarks.flood",
     "benchmarks.adaptive",
+    "benchmarks.scale",
 )
 
 # Keys the issue asks the JSON to hold; the harness says which ones a run did not produce.
@@ -38,4 +39,5 @@ REQUIRED_KEYS: tuple[str, ...] = (
     "adaptive.rmse_ratio",
     "adaptive.band_accuracy_12",
     "adaptive.other_wrong_key_flags",
+    "scale.ratio_vs_raw",
 )

@@ -75,7 +75,7 @@ class Core:
                                    scheduler=scheduler, name="deadlines")
 
     @classmethod
-    async def open(cls, db_path: Path, questions: Path | None = None, **options: object) -> Core:
+    async def open(cls, db_path: Path | str, questions: Path | None = None, **options: object) -> Core:
         bank = load_bank([questions] if questions else None)
         return cls(await Database.open(db_path), bank, **options)  # type: ignore[arg-type]
 

@@ -125,6 +125,21 @@ class InterviewClient(discord.Client):
         await super().close()
 
 
+class ShardedInterviewClient(InterviewClient, discord.AutoShardedClient):
+    """The same client over several gateway shards (a big bot); processes with disjoint shard ids share
+    one PostgreSQL store, and the store's claims keep each daily post and reveal to one of them."""
+
+
+def make_client(core: Core, *, sync_guild: int | None = None, shard_count: int | None = None,
+                shard_ids: list[int] | None = None) -> InterviewClient:
+    """One client for this process: unsharded, or the shards it was given. Commands are synced by the
+    process that runs shard 0 only (every process would send the same tree)."""
+    if shard_count is None:
+        return InterviewClient(core, sync=True, sync_guild=sync_guild)
+    ids = shard_ids if shard_ids is not None else list(range(shard_count))
+    return ShardedInterviewClient(core, sync=0 in ids, sync_guild=sync_guild, shard_count=shard_count, shard_ids=ids)
+
+
 def handled_by_buttons(interaction: discord.Interaction) -> bool:
     """Whether discord.py will hand this click to an AnswerButton: our template, and on the message."""
     custom_id = str((interaction.data or {}).get("custom_id", ""))
@@ -134,9 +149,10 @@ def handled_by_buttons(interaction: discord.Interaction) -> bool:
                for row in interaction.message.components for child in getattr(row, "children", (row,)))
 
 
-async def serve(core: Core, settings: Settings, stop_event: asyncio.Event, *, sync_guild: int | None = None) -> None:
+async def serve(core: Core, settings: Settings, stop_event: asyncio.Event, *, sync_guild: int | None = None,
+                shard_count: int | None = None, shard_ids: list[int] | None = None) -> None:
     """Log in, sync the commands, catch up on missed posts, and stay connected until `stop_event` is set."""
-    client = InterviewClient(core, sync=True, sync_guild=sync_guild)
+    client = make_client(core, sync_guild=sync_guild, shard_count=shard_count, shard_ids=shard_ids)
     async with client:
         await client.login(settings.discord_token or "")
         catch_up = asyncio.create_task(core.tick(), name="discord-catch-up")  # the core started before our port

@@ -162,11 +162,14 @@ def _polling_failed(error: TelegramError) -> None:
 
 async def serve(core: Core, settings: Settings, stop_event: asyncio.Event, *, base_url: str | None = None,
                 webhook: str | None = None, listen: str = "127.0.0.1:8443", webhook_secret: str | None = None,
-                **options: Any) -> None:
-    """Run the bot until `stop_event` is set: long polling, or a webhook when `webhook` is a URL."""
+                workers: int = 1, **options: Any) -> None:
+    """Run the bot until `stop_event` is set: long polling, or a webhook when `webhook` is a URL. With
+    `workers` > 1 this process is one of that many webhook workers of one bot: it keeps to its share of
+    the flood limits."""
     token = settings.telegram_token
     if not token:
         raise ValueError("no Telegram token: set TELEGRAM_BOT_TOKEN")
+    options["pacing"] = (options.get("pacing") or Pacing()).shared(workers)
     application = build_application(core, token, base_url=base_url, **options)
     app_services: Services = application.bot_data[SERVICES]
     async with application:  # initialize (getMe) ... shutdown

@@ -15,7 +15,7 @@ import logging
 import warnings
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import TypeVar
 
@@ -49,6 +49,19 @@ class Pacing:
     retries: int = 3  # after a 429, or a request that never left
     max_retry_after: float = 120.0  # a longer flood wait is given up (the caller logs it)
     chats_remembered: int = 10_000
+    share: float = 1.0  # this worker's part of the bot's limits (--workers N: 1/N)
+
+    def shared(self, workers: int) -> Pacing:
+        """This worker's part when `workers` processes serve one bot: Telegram counts the bot as a whole,
+        and any update (so any reply, to any chat) may reach any worker, so every limit is split."""
+        if workers <= 1:
+            return self
+
+        def part(limit: tuple[int, float]) -> tuple[int, float]:
+            return max(1, limit[0] // workers), limit[1]
+
+        return replace(self, overall=part(self.overall), group=part(self.group), private=part(self.private),
+                       share=self.share / workers)
 
 
 class Pacer:
@@ -111,6 +124,7 @@ class TelegramPort:
     def __init__(self, bot: Bot, pacing: Pacing | None = None, sleep: Sleep = asyncio.sleep) -> None:
         self.bot = bot
         self.pacing = pacing or Pacing()
+        self.posts_per_second = type(self).posts_per_second * self.pacing.share
         self.pacer = Pacer(self.pacing)
         self.sleep = sleep
         self._locks: dict[tuple[int, int], tuple[asyncio.Lock, int]] = {}

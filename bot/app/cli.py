@@ -21,7 +21,7 @@ from bot.bank.verify import summary, verify_all
 from bot.store import StoreError
 from bot.app.secrets import hide_token_lines, redact_logs
 from bot.app.item_report import add_report_parser
-from bot.app.config import ENVIRONMENT_HELP, ConfigError, Settings, default_db_path, load_settings
+from bot.app.config import ENVIRONMENT_HELP, ConfigError, Settings, default_db_path, load_settings, store_setting
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -33,7 +33,8 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--config", metavar="FILE", help="a YAML settings file (also INTERVIEW_BOT_CONFIG)")
-    parser.add_argument("--db", metavar="FILE", help="the SQLite file (overrides INTERVIEW_BOT_DB)")
+    parser.add_argument("--db", metavar="FILE_OR_URL",
+                        help="the store: a SQLite file or postgresql://... (overrides INTERVIEW_BOT_DB)")
     parser.add_argument("--questions", metavar="PATH", help="the question bank (overrides INTERVIEW_BOT_QUESTIONS)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -41,12 +42,14 @@ def _parser() -> argparse.ArgumentParser:
     from adapters.console import add_console_parser, add_forget_parser
     from adapters.console_records import add_records_parsers
     from adapters.platform_commands import add_platform_parsers
+    from bot.app.db_commands import add_db_parser
 
     add_console_parser(commands)
     add_forget_parser(commands)
     add_records_parsers(commands)
     _add_questions_parser(commands)
     add_platform_parsers(commands)
+    add_db_parser(commands)
     return parser
 
 
@@ -148,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"interview-bot: {hide_token_lines(str(error))}", file=sys.stderr)
         return 2
     if args.db:
-        settings = replace(settings, db_path=Path(args.db))
+        settings = replace(settings, db_path=store_setting(args.db))
     if args.questions:
         settings = replace(settings, questions_path=Path(args.questions))
     level = logging.getLevelName(settings.log_level.upper())

@@ -28,7 +28,8 @@ CONFIG_FILE_VARIABLE = "INTERVIEW_BOT_CONFIG"
 
 ENVIRONMENT_HELP = """\
 environment:
-  INTERVIEW_BOT_DB         SQLite file (default: {db})
+  INTERVIEW_BOT_DB         the store: a SQLite file (default: {db}), sqlite:///FILE,
+                           or postgresql://USER@HOST:PORT/DATABASE (password: PGPASSWORD or ~/.pgpass)
   INTERVIEW_BOT_QUESTIONS  folder or file of the question bank (default: the shipped bank)
   INTERVIEW_BOT_LANGUAGE   default language, tr or en (default: en)
   INTERVIEW_BOT_LOG_LEVEL  DEBUG, INFO, WARNING... (default: WARNING)
@@ -51,9 +52,14 @@ def default_db_path() -> Path:
     return Path(user_data_dir("interview-bot", appauthor=False)) / "interview-bot.sqlite3"
 
 
+def store_setting(value: str) -> Path | str:
+    """INTERVIEW_BOT_DB or --db: a URL stays text (a Path would fold its //), anything else is a file."""
+    return value if "://" in value else Path(value).expanduser()
+
+
 @dataclass(frozen=True)
 class Settings:
-    db_path: Path
+    db_path: Path | str  # a SQLite file, or a store URL (postgresql://..., sqlite:///...)
     questions_path: Path | None = None
     telegram_token: str | None = None
     telegram_base_url: str | None = None
@@ -79,7 +85,7 @@ def load_settings(config_file: str | None = None) -> Settings:
         if name not in known or name == "language_chosen":
             raise ConfigError(f"{path}: unknown setting {name!r} (known: {', '.join(sorted(known))})")
         if name in ("db_path", "questions_path"):
-            value = Path(value).expanduser()
+            value = store_setting(value) if name == "db_path" else Path(value).expanduser()
         if name == "review_retention":
             value = _retention(value)
         settings = replace(settings, **{name: value})

@@ -167,8 +167,11 @@ class DailyService:
             else:
                 log.warning("chat %d: the post due at %.0f is past its grace window; skipped", record.id, moment)
         rates = {name: port.posts_per_second for name, port in self.ports.items()}
-        results = await broadcast(work, rates, lambda item: self._post(*item[:2], "scheduled", item[2]))
+        elsewhere: set[int] = set()  # chats another worker was posting: it moves them on (or, if it dies, we do)
+        results = await broadcast(
+            work, rates, lambda item: self._post(*item[:2], "scheduled", item[2], elsewhere=elsewhere))
         # after the posts: a crash mid-broadcast retries the rest; a subscription changed meanwhile keeps its change
+        advanced = [(chat_id, moment) for chat_id, moment in advanced if chat_id not in elsewhere]
         await posts.set_next_posts(self.db, advanced, {s.chat_id: s.next_post_at for s in due})
         sent = [post for post in results if post is not None]
         failed = sum(1 for post in sent if post.state == "failed")
@@ -193,7 +196,22 @@ class DailyService:
         return max(reveal_at, now + REVEAL_MARGIN_S)
 
     async def _post(self, record: ChatRecord, subscription: posts.Subscription | None, kind: str,
-                    day: str, as_poll: bool = False) -> posts.DailyPost | None:
+                    day: str, as_poll: bool = False, elsewhere: set[int] | None = None) -> posts.DailyPost | None:
+        """A scheduled post is claimed first: of several workers that find it due, one posts it, and one
+        that comes after finds it made (and must not reveal it as an 'earlier' post). A chat claimed by
+        another worker goes into `elsewhere`: left due, so that if that worker dies before posting,
+        the next tick here posts it."""
+        if kind != "scheduled":
+            return await self._post_claimed(record, subscription, kind, day, as_poll)
+        async with self.db.claim("post", record.id) as mine:
+            if not mine and elsewhere is not None:
+                elsewhere.add(record.id)
+            if not mine or await posts.has_scheduled_post(self.db, record.id, day):
+                return None
+            return await self._post_claimed(record, subscription, kind, day, as_poll)
+
+    async def _post_claimed(self, record: ChatRecord, subscription: posts.Subscription | None, kind: str,
+                            day: str, as_poll: bool = False) -> posts.DailyPost | None:
         """Reveal the chat's open posts, record the new post, then send it; None if already posted.
         As a quiz poll when asked for (or the chat chose polls), the platform has them and the question fits."""
         port = self.ports.get(record.platform)
@@ -321,6 +339,15 @@ class DailyService:
         return sum(await broadcast(work, rates, self.reveal))
 
     async def reveal(self, post: posts.DailyPost) -> bool:
+        """Reveal a post once, whichever of several workers found it due: the one that claims it, if it
+        is still unrevealed when claimed."""
+        async with self.db.claim("reveal", post.id) as mine:
+            current = await posts.get_post(self.db, post.id) if mine else None
+            if current is None or current.state == "revealed":
+                return False
+            return await self._reveal(post)
+
+    async def _reveal(self, post: posts.DailyPost) -> bool:
         """Close the post and show the answer, explanation and who got it right (edit, else a new message).
 
         Answers stop first; the post is marked revealed only after the edit, so a crash in between

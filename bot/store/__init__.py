@@ -1,4 +1,4 @@
-"""The SQLite store: the only place state lives, so a restart loses nothing."""
+"""The store (a SQLite file, or a PostgreSQL database): the only place state lives, so a restart loses nothing."""
 
 from bot.store.database import Database, StoreError, StoreGone
 

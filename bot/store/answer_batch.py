@@ -15,11 +15,9 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
-import aiosqlite
-
 from bot.domain import RecordedAnswer
 from bot.learner.items import Item
-from bot.store.database import Database, placeholders
+from bot.store.database import Database, Transaction, placeholders
 from bot.store.interviews import AlreadyAnswered
 from bot.store.learner import LearnerAnswer, record_answers
 from bot.review.cards import DEFAULT_RETENTION
@@ -104,13 +102,13 @@ class AnswerWriter:
                 pending.done.set_result(None)
 
 
-async def _state_of(connection: aiosqlite.Connection,
+async def _state_of(connection: Transaction,
                     keys: list[tuple[int, int]]) -> tuple[set[int], set[tuple[int, int]]]:
     """In one query: which asked questions are still open as of this transaction (a reveal may just
     have closed one), and which (asked question, user) pairs already hold an answer."""
     asked_ids = sorted({asked for asked, _ in keys})
     users = sorted({user for _, user in keys})
-    rows = await connection.execute_fetchall(  # one hand-off, where execute + fetchall + close take three
+    rows = await connection.fetch_all(
         f"""SELECT q.id, q.closed_at IS NULL, a.user_id FROM asked_questions q
             LEFT JOIN answers a ON a.asked_id = q.id AND a.user_id IN ({placeholders(users)})
             WHERE q.id IN ({placeholders(asked_ids)})""",

@@ -6,14 +6,11 @@ A scheduled post is recorded (state 'pending') before it is sent; the unique ind
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-import aiosqlite
-
-from bot.store.database import Database, placeholders
+from bot.store.database import Database, Transaction, UniqueViolation, placeholders
 from bot.store.interviews import insert_asked
 from bot.store.scores import fold_revealed
 
@@ -130,7 +127,7 @@ async def set_next_posts(db: Database, moments: list[tuple[int, float | None]],
                                          [(moment, chat_id) for chat_id, moment in moments])
         else:
             await connection.executemany(
-                "UPDATE subscriptions SET next_post_at = ? WHERE chat_id = ? AND next_post_at IS ?",
+                f"UPDATE subscriptions SET next_post_at = ? WHERE chat_id = ? AND next_post_at {connection.dialect.same} ?",
                 [(moment, chat_id, expected.get(chat_id)) for chat_id, moment in moments])
 
 
@@ -145,7 +142,7 @@ async def next_moment(db: Database, platforms: Collection[str]) -> float | None:
                WHERE s.active = 1 AND s.next_post_at IS NOT NULL AND c.platform IN ({placeholders(values)})
               UNION ALL
               SELECT min(p.reveal_at) FROM daily_posts p JOIN chats c ON c.id = p.chat_id
-               WHERE p.state IN ('sent', 'unknown') AND c.platform IN ({placeholders(values)}))""",
+               WHERE p.state IN ('sent', 'unknown') AND c.platform IN ({placeholders(values)})) AS moments""",
         (*values, *values))
     return row[0] if row and row[0] is not None else None
 
@@ -156,17 +153,21 @@ async def create_post(db: Database, chat_id: int, question_id: str, option_order
     try:
         async with db.transaction() as connection:
             asked_id = await insert_asked(connection, question_id, chat_id, None, 0, option_order, now, reveal_at)
-            cursor = await connection.execute(
+            post_id = await connection.insert_returning_id(
                 """INSERT INTO daily_posts (chat_id, asked_id, kind, local_date, state, reveal_at, created_at)
-                   VALUES (?, ?, ?, ?, 'pending', ?, ?)""",
+                   VALUES (?, ?, ?, ?, 'pending', ?, ?) RETURNING id""",
                 (chat_id, asked_id, kind, local_day, reveal_at, now),
             )
-            post_id = int(cursor.lastrowid or 0)
-    except sqlite3.IntegrityError as error:
-        if "UNIQUE" in str(error):
-            return None
-        raise
+    except UniqueViolation:
+        return None
     return await get_post(db, post_id)
+
+
+async def has_scheduled_post(db: Database, chat_id: int, local_day: str) -> bool:
+    """Whether the chat has its scheduled post for that local day already (another worker may have made it)."""
+    row = await db.fetch_one("SELECT 1 FROM daily_posts WHERE chat_id = ? AND local_date = ? AND kind = 'scheduled'",
+                             (chat_id, local_day))
+    return row is not None
 
 
 async def get_post(db: Database, post_id: int) -> DailyPost | None:
@@ -195,8 +196,8 @@ async def mark_post(db: Database, post_id: int, state: str, now: float, error: s
             await fold_revealed(connection, await _chat_of_post(connection, post_id))
 
 
-async def _chat_of_post(connection: aiosqlite.Connection, post_id: int) -> int:
-    [(chat_id,)] = await connection.execute_fetchall("SELECT chat_id FROM daily_posts WHERE id = ?", (post_id,))
+async def _chat_of_post(connection: Transaction, post_id: int) -> int:
+    [(chat_id,)] = await connection.fetch_all("SELECT chat_id FROM daily_posts WHERE id = ?", (post_id,))
     return int(chat_id)
 
 

@@ -27,7 +27,7 @@ async def forget_user(db: Database, user_id: int) -> Forgotten:
         await forget_member(connection, user_id)
         await connection.execute("DELETE FROM abilities WHERE user_id = ?", (user_id,))
         await connection.execute("DELETE FROM ability_weeks WHERE user_id = ?", (user_id,))
-        rows = await connection.execute_fetchall(
+        rows = await connection.fetch_all(
             "SELECT DISTINCT chat_id FROM interviews WHERE user_id = ?", (user_id,))
         private_chats = [row[0] for row in rows]
         await connection.execute(  # interview questions are answered only by their owner

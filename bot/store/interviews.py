@@ -7,15 +7,12 @@ restart finds either all of it or none of it.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-import aiosqlite
-
 from bot.domain import AskedQuestion, InterviewFilters, RecordedAnswer
-from bot.store.database import Database, placeholders
+from bot.store.database import Database, Transaction, UniqueViolation, placeholders
 
 
 @dataclass(frozen=True)
@@ -64,15 +61,14 @@ async def create_interview(db: Database, user_id: int, chat_id: int, filters: In
             "UPDATE interviews SET status = 'stopped', finished_at = ? WHERE user_id = ? AND status = 'active'",
             (now, user_id),
         )
-        cursor = await connection.execute(
+        return await connection.insert_returning_id(
             """INSERT INTO interviews (user_id, chat_id, status, filters, plan, language, started_at, kind)
-               VALUES (?, ?, 'active', ?, ?, ?, ?, ?)""",
+               VALUES (?, ?, 'active', ?, ?, ?, ?, ?) RETURNING id""",
             (user_id, chat_id, filters_json, json.dumps(plan), language, now, kind),
         )
-        return int(cursor.lastrowid or 0)
 
 
-async def set_plan(connection: aiosqlite.Connection, interview_id: int, plan: list[str]) -> None:
+async def set_plan(connection: Transaction, interview_id: int, plan: list[str]) -> None:
     """Inside a caller's transaction: an adaptive interview's plan, as its next question is chosen (or cut
     short when it ends early)."""
     await connection.execute("UPDATE interviews SET plan = ? WHERE id = ?", (json.dumps(plan), interview_id))
@@ -88,15 +84,14 @@ async def active_interview(db: Database, user_id: int) -> InterviewRecord | None
     return _interview(row) if row else None
 
 
-async def insert_asked(connection: aiosqlite.Connection, question_id: str, chat_id: int, interview_id: int | None,
+async def insert_asked(connection: Transaction, question_id: str, chat_id: int, interview_id: int | None,
                        position: int, option_order: tuple[int, ...], now: float, deadline: float | None) -> int:
     """Inside a caller's transaction: one delivery of a question."""
-    cursor = await connection.execute(
+    return await connection.insert_returning_id(
         """INSERT INTO asked_questions (question_id, chat_id, interview_id, position, option_order, asked_at, deadline)
-           VALUES (?, ?, ?, ?, ?, ?, ?)""",
+           VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id""",
         (question_id, chat_id, interview_id, position, "".join(map(str, option_order)), now, deadline),
     )
-    return int(cursor.lastrowid or 0)
 
 
 async def ask(db: Database, question_id: str, chat_id: int, interview_id: int | None, position: int,
@@ -147,7 +142,7 @@ async def message_ref(db: Database, asked_id: int) -> str | None:
     return row["message_ref"] if row else None
 
 
-async def insert_answer(connection: aiosqlite.Connection, answer: RecordedAnswer) -> None:
+async def insert_answer(connection: Transaction, answer: RecordedAnswer) -> None:
     """Inside a caller's transaction; AlreadyAnswered when this user already answered this question."""
     try:
         await connection.execute(
@@ -156,13 +151,11 @@ async def insert_answer(connection: aiosqlite.Connection, answer: RecordedAnswer
             (answer.asked_id, answer.user_id, answer.option_index, int(answer.correct), answer.latency_ms,
              answer.answered_at, answer.points),
         )
-    except sqlite3.IntegrityError as error:
-        if "UNIQUE" in str(error):
-            raise AlreadyAnswered(str(error)) from error
-        raise
+    except UniqueViolation as error:
+        raise AlreadyAnswered(str(error)) from error
 
 
-async def close_asked(connection: aiosqlite.Connection, asked_id: int, now: float) -> bool:
+async def close_asked(connection: Transaction, asked_id: int, now: float) -> bool:
     """Inside a caller's transaction: close an open question; False if it was already closed."""
     cursor = await connection.execute(
         "UPDATE asked_questions SET closed_at = ? WHERE id = ? AND closed_at IS NULL", (now, asked_id)
@@ -170,7 +163,7 @@ async def close_asked(connection: aiosqlite.Connection, asked_id: int, now: floa
     return cursor.rowcount == 1
 
 
-async def finish_interview(connection: aiosqlite.Connection, interview_id: int, status: str, now: float) -> None:
+async def finish_interview(connection: Transaction, interview_id: int, status: str, now: float) -> None:
     """Inside a caller's transaction: the interview ends (finished or stopped), open questions close."""
     await connection.execute(
         "UPDATE interviews SET status = ?, finished_at = ? WHERE id = ? AND status = 'active'",

@@ -12,12 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import aiosqlite
-
 from bot.learner.ability import PRIOR, Estimate, update, update_person, widen
 from bot.learner.analysis import AnswerRow
 from bot.learner.items import Item, starting_difficulty
-from bot.store.database import Database, placeholders
+from bot.store.database import Database, Transaction, placeholders
 from bot.store.scores import utc_week_start
 
 DAY_S = 86_400.0
@@ -38,12 +36,12 @@ class LearnerAnswer:
 Key = tuple[int, str, str]  # (user id, scope, name)
 
 
-def _belief(row: aiosqlite.Row | tuple, now: float) -> Estimate:
+def _belief(row: tuple, now: float) -> Estimate:
     estimate = Estimate(float(row[0]), float(row[1]), int(row[2]))
     return widen(estimate, (now - float(row[3])) / DAY_S)
 
 
-async def record_answers(connection: aiosqlite.Connection, answers: list[LearnerAnswer]) -> dict[Key, Estimate]:
+async def record_answers(connection: Transaction, answers: list[LearnerAnswer]) -> dict[Key, Estimate]:
     """Inside a caller's transaction: move abilities and item difficulties by these answers, in order.
 
     Returns the person beliefs it wrote, keyed (user id, scope, name)."""
@@ -53,14 +51,14 @@ async def record_answers(connection: aiosqlite.Connection, answers: list[Learner
     questions = sorted({answer.item.question_id for answer in answers})
     people: dict[Key, Estimate] = {}
     items: dict[str, Estimate] = {}
-    for row in await connection.execute_fetchall(  # one hand-off to the database thread for both reads
+    for row in await connection.fetch_all(  # one round trip for both reads
             f"""SELECT 'person', user_id, scope, name, ability, variance, answers, updated_at FROM abilities
                 WHERE user_id IN ({placeholders(users)})
                 UNION ALL
                 SELECT 'item', 0, '', question_id, difficulty, variance, answers, updated_at FROM item_difficulties
                 WHERE question_id IN ({placeholders(questions)})""", (*users, *questions)):
         if row[0] == "person":
-            people[(row[1], row[2], row[3])] = _belief(row[4:], answers[0].at)
+            people[(row[1], row[2], row[3])] = _belief(tuple(row)[4:], answers[0].at)
         else:
             items[row[3]] = Estimate(float(row[4]), float(row[5]), int(row[6]))
     moved_people: dict[Key, tuple[Estimate, float]] = {}

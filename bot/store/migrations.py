@@ -1,7 +1,10 @@
-"""The schema as numbered migrations; PRAGMA user_version says how many have been applied.
+"""The schema as numbered migrations; PRAGMA user_version (SQLite) or the schema_version table
+(PostgreSQL) says how many have been applied.
 
 Append a migration, never edit one that has shipped: an older database is upgraded in place by
-running the ones it has not seen, each in its own transaction.
+running the ones it has not seen. A migration is written once, in SQLite's words; PostgreSQL runs it
+through bot.store.postgres_backend.ddl (64-bit identity ids, DOUBLE PRECISION). One that must differ
+is a dict: {"sqlite": "...", "postgresql": "..."}.
 """
 
 from __future__ import annotations
@@ -10,7 +13,40 @@ import sqlite3
 
 import aiosqlite
 
-MIGRATIONS: tuple[str, ...] = (
+# Migration 7's text, which SQLite runs as written (see MIGRATIONS[6]).
+_V7 = """
+    CREATE TABLE board_totals (
+        chat_id INTEGER NOT NULL REFERENCES chats (id),
+        user_id INTEGER NOT NULL REFERENCES users (id),
+        points INTEGER NOT NULL DEFAULT 0,
+        answered INTEGER NOT NULL DEFAULT 0,
+        correct INTEGER NOT NULL DEFAULT 0,
+        time_ms INTEGER NOT NULL DEFAULT 0,
+        streak INTEGER NOT NULL DEFAULT 0,
+        best_streak INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (chat_id, user_id)
+    );
+    CREATE INDEX board_totals_by_user ON board_totals (user_id);
+    CREATE TABLE board_folds (
+        chat_id INTEGER PRIMARY KEY REFERENCES chats (id),
+        post_id INTEGER NOT NULL
+    );
+    CREATE TABLE group_weeks (
+        week_start REAL NOT NULL,
+        chat_id INTEGER NOT NULL REFERENCES chats (id),
+        active INTEGER NOT NULL,
+        points INTEGER NOT NULL,
+        PRIMARY KEY (week_start, chat_id)
+    );
+    INSERT INTO group_weeks (week_start, chat_id, active, points)
+        SELECT CAST((q.asked_at + 259200) / 604800 AS INTEGER) * 604800 - 259200 AS week, q.chat_id,
+               count(DISTINCT a.user_id), sum(a.points)
+        FROM asked_questions q JOIN answers a ON a.asked_id = q.id
+        WHERE q.interview_id IS NULL
+        GROUP BY week, q.chat_id;
+    """
+
+MIGRATIONS: tuple[str | dict[str, str], ...] = (
     # 1: people, interviews, asked questions and answers.
     """
     CREATE TABLE users (
@@ -142,37 +178,9 @@ MIGRATIONS: tuple[str, ...] = (
     # into running totals and streaks per member (board_totals, up to board_folds.post_id); each group's
     # week is kept as one row (group_weeks, UTC Monday weeks) for the groups board. The weeks are filled
     # from the history here; member totals fill at each chat's next reveal.
-    """
-    CREATE TABLE board_totals (
-        chat_id INTEGER NOT NULL REFERENCES chats (id),
-        user_id INTEGER NOT NULL REFERENCES users (id),
-        points INTEGER NOT NULL DEFAULT 0,
-        answered INTEGER NOT NULL DEFAULT 0,
-        correct INTEGER NOT NULL DEFAULT 0,
-        time_ms INTEGER NOT NULL DEFAULT 0,
-        streak INTEGER NOT NULL DEFAULT 0,
-        best_streak INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (chat_id, user_id)
-    );
-    CREATE INDEX board_totals_by_user ON board_totals (user_id);
-    CREATE TABLE board_folds (
-        chat_id INTEGER PRIMARY KEY REFERENCES chats (id),
-        post_id INTEGER NOT NULL
-    );
-    CREATE TABLE group_weeks (
-        week_start REAL NOT NULL,
-        chat_id INTEGER NOT NULL REFERENCES chats (id),
-        active INTEGER NOT NULL,
-        points INTEGER NOT NULL,
-        PRIMARY KEY (week_start, chat_id)
-    );
-    INSERT INTO group_weeks (week_start, chat_id, active, points)
-        SELECT CAST((q.asked_at + 259200) / 604800 AS INTEGER) * 604800 - 259200 AS week, q.chat_id,
-               count(DISTINCT a.user_id), sum(a.points)
-        FROM asked_questions q JOIN answers a ON a.asked_id = q.id
-        WHERE q.interview_id IS NULL
-        GROUP BY week, q.chat_id;
-    """,
+    # (PostgreSQL's CAST to an integer rounds where SQLite's truncates: its copy floors the week instead.)
+    {"sqlite": _V7, "postgresql": _V7.replace("CAST((q.asked_at + 259200) / 604800 AS INTEGER)",
+                                                "floor((q.asked_at + 259200) / 604800)")},
     # 8: the learner model (ability per person and topic or specialty, as it stood at the end of each UTC
     # week, recalibrated item difficulty), and review cards on FSRS (stability, difficulty, state; SM-2
     # cards, with these NULL, convert when read).
@@ -226,6 +234,12 @@ class SchemaTooNew(sqlite3.DatabaseError):
     """The file was written by a newer interview-bot; refusing to touch it loses nothing."""
 
 
+def script(number: int, dialect: str) -> str:
+    """Migration `number` (from 1) as the given dialect ('sqlite' or 'postgresql') runs it."""
+    migration = MIGRATIONS[number - 1]
+    return migration if isinstance(migration, str) else migration[dialect]
+
+
 def statements(script: str) -> list[str]:
     """A migration script as separate statements (executescript would commit the transaction first)."""
     found, current = [], ""
@@ -259,7 +273,7 @@ async def migrate(db: aiosqlite.Connection, target: int = LATEST) -> int:
     try:
         version = await _version(db)
         for number in range(version + 1, target + 1):
-            for statement in statements(MIGRATIONS[number - 1]):
+            for statement in statements(script(number, "sqlite")):
                 await db.execute(statement)
         if target > version:
             await db.execute(f"PRAGMA user_version = {int(target)}")

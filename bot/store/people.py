@@ -134,11 +134,10 @@ async def move_chat(db: Database, platform: str, old_id: str, new_id: str) -> No
     are merged into the new one: its history, interviews, posts and, unless it has its own, the old
     subscription move over, and the old record goes."""
     async with db.transaction() as connection:
-        async with connection.execute(
+        rows = await connection.fetch_all(
             "SELECT id, platform_chat_id FROM chats WHERE platform = ? AND platform_chat_id IN (?, ?)",
-            (platform, old_id, new_id),
-        ) as cursor:
-            ids = {row[1]: row[0] for row in await cursor.fetchall()}
+            (platform, old_id, new_id))
+        ids = {row[1]: row[0] for row in rows}
         if old_id not in ids:
             return
         if new_id not in ids:
@@ -152,7 +151,8 @@ async def move_chat(db: Database, platform: str, old_id: str, new_id: str) -> No
             (old, new))
         for table in ("asked_questions", "interviews", "daily_posts"):
             await connection.execute(f"UPDATE {table} SET chat_id = ? WHERE chat_id = ?", (new, old))
-        await connection.execute(
-            "UPDATE OR IGNORE subscriptions SET chat_id = ? WHERE chat_id = ?", (new, old))
+        await connection.execute(  # the new chat's own subscription, if it has one, wins
+            "UPDATE subscriptions SET chat_id = ? WHERE chat_id = ? "
+            "AND NOT EXISTS (SELECT 1 FROM subscriptions WHERE chat_id = ?)", (new, old, new))
         await connection.execute("DELETE FROM subscriptions WHERE chat_id = ?", (old,))
         await connection.execute("DELETE FROM chats WHERE id = ?", (old,))

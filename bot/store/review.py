@@ -13,10 +13,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-import aiosqlite
-
 from bot.review.cards import DEFAULT_RETENTION, ReviewCard, from_sm2, schedule
-from bot.store.database import Database, placeholders
+from bot.store.database import Database, Transaction, placeholders
 
 _COLUMNS = "repetitions, interval_days, ease, due_at, lapses, last_reviewed_at, stability, card_difficulty, state"
 
@@ -37,7 +35,7 @@ async def get_card(db: Database, user_id: int, question_id: str) -> ReviewCard |
     return _card(tuple(row)) if row else None
 
 
-async def record_review(connection: aiosqlite.Connection, user_id: int, question_id: str, correct: bool,
+async def record_review(connection: Transaction, user_id: int, question_id: str, correct: bool,
                         latency_ms: int | None, now: float, retention: float = DEFAULT_RETENTION) -> None:
     """Inside a caller's transaction: move the question's card by one answer (a right first answer
     creates nothing)."""
@@ -53,14 +51,14 @@ class ReviewAnswer:
     at: float
 
 
-async def record_reviews(connection: aiosqlite.Connection, answers: list[ReviewAnswer],
+async def record_reviews(connection: Transaction, answers: list[ReviewAnswer],
                          retention: float = DEFAULT_RETENTION) -> None:
     """Inside a caller's transaction: move the cards of many answers, in order, in two statements."""
     if not answers:
         return
     users = sorted({answer.user_id for answer in answers})
     questions = sorted({answer.question_id for answer in answers})
-    rows = await connection.execute_fetchall(
+    rows = await connection.fetch_all(
         f"""SELECT user_id, question_id, {_COLUMNS} FROM review_cards
             WHERE user_id IN ({placeholders(users)}) AND question_id IN ({placeholders(questions)})""",
         (*users, *questions),

@@ -12,9 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import aiosqlite
-
-from bot.store.database import Database, placeholders
+from bot.store.database import Database, Transaction, placeholders
 
 WEEK_S = 7 * 86_400
 _THURSDAY_S = 3 * 86_400  # 1970-01-01 was a Thursday; weeks begin on the Monday before it
@@ -64,6 +62,7 @@ async def member_totals(db: Database, chat_id: int, since: float | None) -> list
                           SELECT a.user_id, a.points, 1, a.correct, coalesce(a.latency_ms, 0)
                           FROM daily_posts p JOIN answers a ON a.asked_id = p.asked_id
                           WHERE p.chat_id = ? AND p.id > coalesce((SELECT post_id FROM board_folds WHERE chat_id = ?), 0))
+                         AS scored
                     GROUP BY user_id) t
                 JOIN users u ON u.id = t.user_id {_ORDER}""",
             (chat_id, chat_id, chat_id))
@@ -119,7 +118,7 @@ class _Running:
     best_streak: int = 0
 
 
-async def fold_revealed(connection: aiosqlite.Connection, chat_id: int) -> int:
+async def fold_revealed(connection: Transaction, chat_id: int) -> int:
     """Inside a write transaction: fold the chat's revealed posts into its members' running totals and
     streaks, in post order, up to its first post still open; refresh the weeks they fall in. Returns the
     number of posts folded (after an upgrade the first reveal folds the whole history once)."""
@@ -128,7 +127,7 @@ async def fold_revealed(connection: aiosqlite.Connection, chat_id: int) -> int:
         return 0
     revealed = [(asked_id, asked_at) for _, asked_id, state, asked_at in prefix if state == "revealed"]
     answers = await _answers_of(connection, [asked_id for asked_id, _ in revealed])
-    members = {row["user_id"]: _Running(*row[1:]) for row in await connection.execute_fetchall(
+    members = {row["user_id"]: _Running(*row[1:]) for row in await connection.fetch_all(
         "SELECT user_id, points, answered, correct, time_ms, streak, best_streak FROM board_totals WHERE chat_id = ?",
         (chat_id,))}
     changed: set[int] = set()
@@ -150,9 +149,9 @@ async def fold_revealed(connection: aiosqlite.Connection, chat_id: int) -> int:
     return len(prefix)
 
 
-async def _foldable_prefix(connection: aiosqlite.Connection, chat_id: int) -> list[tuple[int, int, str, float]]:
+async def _foldable_prefix(connection: Transaction, chat_id: int) -> list[tuple[int, int, str, float]]:
     """(post id, asked id, state, asked at) of the posts after the fold, up to the first one still open."""
-    rows = await connection.execute_fetchall(
+    rows = await connection.fetch_all(
         """SELECT p.id, p.asked_id, p.state, q.asked_at FROM daily_posts p JOIN asked_questions q ON q.id = p.asked_id
            WHERE p.chat_id = ? AND p.id > coalesce((SELECT post_id FROM board_folds WHERE chat_id = ?), 0)
            ORDER BY p.id""", (chat_id, chat_id))
@@ -164,12 +163,12 @@ async def _foldable_prefix(connection: aiosqlite.Connection, chat_id: int) -> li
     return prefix
 
 
-async def _answers_of(connection: aiosqlite.Connection, asked_ids: list[int]) -> dict[int, dict[int, tuple[Any, ...]]]:
+async def _answers_of(connection: Transaction, asked_ids: list[int]) -> dict[int, dict[int, tuple[Any, ...]]]:
     """asked id -> user id -> (correct, points, latency ms)."""
     answers: dict[int, dict[int, tuple[Any, ...]]] = {}
     for start in range(0, len(asked_ids), _CHUNK):
         chunk = asked_ids[start:start + _CHUNK]
-        for row in await connection.execute_fetchall(
+        for row in await connection.fetch_all(
                 f"SELECT asked_id, user_id, correct, points, latency_ms FROM answers WHERE asked_id IN ({placeholders(chunk)})",
                 chunk):
             answers.setdefault(row[0], {})[row[1]] = (bool(row[2]), int(row[3]), int(row[4] or 0))
@@ -193,18 +192,18 @@ def _fold_post(members: dict[int, _Running], answered: dict[int, tuple[Any, ...]
             changed.add(user)
 
 
-async def refresh_group_week(connection: aiosqlite.Connection, chat_id: int, week_start: float) -> None:
+async def refresh_group_week(connection: Transaction, chat_id: int, week_start: float) -> None:
     """Recount one group's week (members who answered, their points) from its own posts of that week."""
     await connection.execute(
         """INSERT INTO group_weeks (week_start, chat_id, active, points)
-           SELECT ?, ?, count(DISTINCT a.user_id), coalesce(sum(a.points), 0)
+           SELECT CAST(? AS DOUBLE PRECISION), CAST(? AS INTEGER), count(DISTINCT a.user_id), coalesce(sum(a.points), 0)
            FROM asked_questions q JOIN answers a ON a.asked_id = q.id
            WHERE q.interview_id IS NULL AND q.chat_id = ? AND q.asked_at >= ? AND q.asked_at < ?
            ON CONFLICT (week_start, chat_id) DO UPDATE SET active = excluded.active, points = excluded.points""",
         (week_start, chat_id, chat_id, week_start, week_start + WEEK_S))
 
 
-async def forget_member(connection: aiosqlite.Connection, user_id: int) -> None:
+async def forget_member(connection: Transaction, user_id: int) -> None:
     """Inside /forget's transaction: the person's running totals go with their answers."""
     await connection.execute("DELETE FROM board_totals WHERE user_id = ?", (user_id,))
 

@@ -120,7 +120,7 @@ def test_answer_burst_prototypes_undo_their_patches() -> None:
     from adapters.telegram import app
     import bot.caller
     from benchmarks.answer_burst import bounded_concurrency, cached_users, one_hop_reads, sniffio_present
-    from bot.store.database import Database
+    from bot.store.sqlite_backend import SQLiteDatabase as Database
 
     builder, fetch_one, had_sniffio = app.ApplicationBuilder, Database.fetch_one, "sniffio" in sys.modules
     ensure_user = bot.caller.ensure_user

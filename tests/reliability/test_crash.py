@@ -171,11 +171,17 @@ async def kill_during_the_burst(api: FakeBotApi, bot: BotProcess, chunk: list[di
     return f"{answers_since(api, first_call)}/{len(ids)} of a {state} batch"
 
 
-async def test_kill_9_during_a_click_burst_never_loses_or_doubles_an_answer(tmp_path: Path) -> None:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path: Path) -> Path | str:
+    """The bot's store: a SQLite file, or a new PostgreSQL database (the same kills, the same checks)."""
+    return tmp_path / "crash.sqlite3" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+
+
+async def test_kill_9_during_a_click_burst_never_loses_or_doubles_an_answer(tmp_path: Path, store) -> None:
     rng = random.Random(SEED)
     api = FakeBotApi(token=TOKEN)
     await api.start()
-    db_path = tmp_path / "crash.sqlite3"
+    db_path = store
     log_path = tmp_path / "bot.log"
     bot = BotProcess(api, db_path, log_path)
     try:

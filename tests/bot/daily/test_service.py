@@ -194,7 +194,7 @@ async def test_platform_errors(core, daily, clock, port, db) -> None:
     gone = await find_chat(db, "test", "c0")
     assert not (await get_subscription(db, gone.id)).active
     assert await find_chat(db, "test", "c1") is None and await find_chat(db, "test", "c1-super") is not None
-    states = [row[0] for row in await db.fetch_all("SELECT state FROM daily_posts ORDER BY id")]
+    states = [row[0] for row in await db.fetch_all("SELECT state FROM daily_posts ORDER BY chat_id")]
     assert states == ["failed", "sent", "unknown"]
     clock.advance(600)
     await daily.run_due()

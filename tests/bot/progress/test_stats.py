@@ -161,7 +161,8 @@ async def test_history_lists_interviews_newest_first(core: Core, db: Database, b
     second = await run_interview(core, clock, "r.", seconds=10.0, count=3, topics=("leakage-basics",))
     clock.advance(DAY_S)
     await run_interview(core, clock, "ww")
-    await db.connection.execute("UPDATE interviews SET kind = 'review' WHERE id = (SELECT max(id) FROM interviews)")
+    async with db.transaction() as connection:
+        await connection.execute("UPDATE interviews SET kind = 'review' WHERE id = (SELECT max(id) FROM interviews)")
     alice = (await ensure_user(db, ALICE, clock.now())).id
 
     newest, middle, oldest = await history(db, bank, alice)

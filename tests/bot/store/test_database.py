@@ -12,8 +12,9 @@ import pytest
 
 from bot.domain import ChatRef, InterviewFilters, RecordedAnswer, UserRef
 from bot.store import Database, StoreError, StoreGone
+from bot.store.database import IntegrityViolation, UniqueViolation
 from bot.store import interviews as records
-from bot.store.migrations import LATEST, SchemaTooNew
+from bot.store.migrations import LATEST, SchemaTooNew, statements
 from bot.store.people import ensure_chat, ensure_user, move_chat, set_chat_language
 
 
@@ -49,7 +50,7 @@ async def test_one_answer_per_user_per_asked_question(db: Database) -> None:
 
 
 async def test_foreign_keys_are_enforced(db: Database) -> None:
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(IntegrityViolation):
         async with db.transaction() as connection:
             await records.insert_answer(connection, RecordedAnswer(12345, 999, 0, True, 1, 1.0))
 
@@ -65,7 +66,7 @@ async def test_a_failed_transaction_leaves_nothing(db: Database) -> None:
 
 async def test_only_one_active_interview_per_user(db: Database) -> None:
     user, chat, _ = await _answer_setup(db)
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(UniqueViolation):
         async with db.transaction() as connection:
             await connection.execute(
                 "INSERT INTO interviews (user_id, chat_id, status, filters, plan, language, started_at)"
@@ -80,12 +81,19 @@ async def test_a_moved_chat_keeps_its_record(db: Database) -> None:
     assert moved.id == chat.id and moved.language == "tr"
 
 
-async def test_an_older_database_is_upgraded_in_place(tmp_path) -> None:
-    path = tmp_path / "old.sqlite3"
+async def _columns(db: Database, table: str) -> list[str]:
+    if db.dialect.name == "sqlite":
+        return [row[1] for row in await db.fetch_all(f"PRAGMA table_info({table})")]
+    return [row[0] for row in await db.fetch_all(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = ?", (table,))]
+
+
+async def test_an_older_database_is_upgraded_in_place(empty_store) -> None:
+    path = empty_store
     async with await Database.open(path, migrate_to=1) as old:
         assert await old.schema_version() == 1
         async with old.transaction() as connection:  # rows as version 1 of the program wrote them
-            await connection.executescript("""
+            for statement in statements("""
                 INSERT INTO users (id, platform, platform_user_id, name, created_at) VALUES (1, 't', 'u1', 'U', 1);
                 INSERT INTO chats (id, platform, platform_chat_id, kind, created_at) VALUES (1, 't', 'c1', 'private', 1);
                 INSERT INTO interviews (id, user_id, chat_id, status, filters, plan, language, started_at)
@@ -93,9 +101,9 @@ async def test_an_older_database_is_upgraded_in_place(tmp_path) -> None:
                 INSERT INTO asked_questions (id, question_id, chat_id, interview_id, position, option_order, asked_at)
                     VALUES (1, 'fx-001', 1, 1, 0, '1023', 1);
                 INSERT INTO answers (asked_id, user_id, option_index, correct, latency_ms, answered_at)
-                    VALUES (1, 1, 0, 1, 900, 2);""")
-        columns = [row[1] for row in await old.fetch_all("PRAGMA table_info(asked_questions)")]
-        assert "message_ref" not in columns
+                    VALUES (1, 1, 0, 1, 900, 2);"""):
+                await connection.execute(statement)
+        assert "message_ref" not in await _columns(old, "asked_questions")
     async with await Database.open(path) as db:
         assert await db.schema_version() == LATEST
         kept = await records.get_asked(db, 1)
@@ -190,3 +198,22 @@ async def test_a_store_deleted_while_running_refuses_writes(tmp_path) -> None:
         assert db.gone.is_set()
     finally:
         await db.close()
+
+
+async def test_migration_7_puts_history_in_its_utc_week_on_both_backends(empty_store) -> None:
+    from bot.store.scores import utc_week_start
+
+    sunday_evening = 1_780_263_000.0  # late in a UTC week: rounding instead of flooring would pick the next
+    async with await Database.open(empty_store, migrate_to=6) as old:
+        async with old.transaction() as connection:
+            for statement in statements(f"""
+                INSERT INTO users (id, platform, platform_user_id, name, created_at) VALUES (1, 't', 'u1', 'U', 1);
+                INSERT INTO chats (id, platform, platform_chat_id, kind, created_at) VALUES (1, 't', 'g', 'group', 1);
+                INSERT INTO asked_questions (id, question_id, chat_id, position, option_order, asked_at)
+                    VALUES (1, 'fx-001', 1, 0, '0123', {sunday_evening});
+                INSERT INTO answers (asked_id, user_id, option_index, correct, latency_ms, answered_at, points)
+                    VALUES (1, 1, 0, 1, 900, {sunday_evening + 5}, 2);"""):
+                await connection.execute(statement)
+    async with await Database.open(empty_store) as db:
+        rows = await db.fetch_all("SELECT week_start, chat_id, active, points FROM group_weeks")
+        assert [tuple(row) for row in rows] == [(utc_week_start(sunday_evening), 1, 1, 2)]

@@ -1,0 +1,166 @@
+"""The seam between the store modules and a database engine: one interface, SQLite or PostgreSQL behind it.
+
+Store modules write `?` placeholders and portable SQL (upserts with ON CONFLICT, INSERT ... RETURNING id),
+and reach the engine only through `Database` (reads outside a transaction) and `Transaction` (everything
+inside one). What must differ between engines is named in `Dialect`, so no store module tests an engine
+by name.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Iterable, Sequence, Sized
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+Row = Any  # sqlite3.Row or asyncpg.Record: both answer row["name"] and row[0]
+
+
+def placeholders(values: Sized) -> str:
+    """The `?, ?, ...` of an SQL `IN (...)` list with one parameter per value."""
+    return ",".join("?" * len(values))
+
+
+class StoreError(Exception):
+    """The store cannot be used as given (not a database, a folder, not writable, unreachable); the text says which."""
+
+
+class StoreGone(StoreError):
+    """The store file was deleted or replaced while the bot ran: nothing more may be acknowledged."""
+
+
+class IntegrityViolation(Exception):
+    """A constraint refused a write (a foreign key, a check, a unique key); the transaction is void."""
+
+
+class UniqueViolation(IntegrityViolation):
+    """A unique key or index refused a second row with the same key."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a write statement did: how many rows it changed."""
+
+    rowcount: int
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """Where the engines' SQL differs, for the few statements that cannot be written once.
+
+    `same` compares two values treating NULL as equal to NULL (SQLite's IS, PostgreSQL's IS NOT
+    DISTINCT FROM); `skip_locked` is appended to a SELECT that claims rows several workers may
+    want at once (empty on SQLite, whose writers already take turns)."""
+
+    name: str
+    same: str
+    skip_locked: str
+
+
+SQLITE = Dialect("sqlite", "IS", "")
+POSTGRESQL = Dialect("postgresql", "IS NOT DISTINCT FROM", " FOR UPDATE SKIP LOCKED")
+
+
+class Transaction(ABC):
+    """One open transaction: every statement in it commits together or not at all."""
+
+    dialect: Dialect
+
+    @abstractmethod
+    async def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Result:
+        """Run one statement; the result says how many rows it changed."""
+
+    @abstractmethod
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run one statement once per row of parameters."""
+
+    @abstractmethod
+    async def fetch_all(self, sql: str, parameters: Sequence[Any] = ()) -> list[Row]:
+        """Rows of a query, as seen inside this transaction."""
+
+    async def fetch_one(self, sql: str, parameters: Sequence[Any] = ()) -> Row | None:
+        rows = await self.fetch_all(sql, parameters)
+        return rows[0] if rows else None
+
+    async def insert_returning_id(self, sql: str, parameters: Sequence[Any] = ()) -> int:
+        """Run an `INSERT ... RETURNING id` and give the new row's id."""
+        row = await self.fetch_one(sql, parameters)
+        assert row is not None, "INSERT ... RETURNING id returned nothing"
+        return int(row[0])
+
+
+class Database(ABC):
+    """An open store. `async with await Database.open(target) as db:`; a path or sqlite:///path is a
+    SQLite file, postgresql://... a PostgreSQL database (see bot.store.database.open_store)."""
+
+    dialect: Dialect
+    path: Any  # what was opened, for messages: a file path, or the URL without its password
+
+    def __init__(self) -> None:
+        self.gone = asyncio.Event()  # set once the store is found deleted or replaced; the runner exits on it
+        self._claimed: set[tuple[str, int]] = set()  # claims held by this process's coroutines
+
+    @classmethod
+    async def open(cls, target: Any, *, migrate_to: int | None = None) -> Database:
+        """Open (creating a SQLite file on first run) and bring the schema up to date."""
+        from bot.store.database import open_store
+
+        return await open_store(target, migrate_to=migrate_to)
+
+    @abstractmethod
+    def transaction(self) -> AbstractAsyncContextManager[Transaction]:
+        """BEGIN ... COMMIT, rolled back on any error; writers take turns, as on SQLite."""
+
+    @abstractmethod
+    async def fetch_all(self, sql: str, parameters: Iterable[Any] = ()) -> list[Row]:
+        """Rows of a read outside any transaction."""
+
+    async def fetch_one(self, sql: str, parameters: Iterable[Any] = ()) -> Row | None:
+        rows = await self.fetch_all(sql, parameters)
+        return rows[0] if rows else None
+
+    @abstractmethod
+    async def schema_version(self) -> int:
+        """How many migrations the store has seen."""
+
+    @abstractmethod
+    async def table_parents(self) -> dict[str, set[str]]:
+        """Every table of the schema (the version bookkeeping aside), with the tables its foreign keys name."""
+
+    @asynccontextmanager
+    async def claim(self, kind: str, key: int) -> AsyncIterator[bool]:
+        """Whether this worker may do one piece of due work (kind 'reveal' or 'post', key its id) that
+        several workers on one database, or two tasks of one worker, may both find due: True for exactly
+        one of them at a time, the others are told False and skip it. Held until the block ends; a
+        worker that dies lets go. The holder should check that the work is still to do."""
+        mark = (kind, key)
+        if mark in self._claimed:
+            yield False
+            return
+        self._claimed.add(mark)
+        try:
+            async with self._claim_across_workers(kind, key) as mine:
+                yield mine
+        finally:
+            self._claimed.discard(mark)
+
+    @asynccontextmanager
+    async def _claim_across_workers(self, kind: str, key: int) -> AsyncIterator[bool]:
+        """On SQLite one process owns the file: no other worker to ask."""
+        yield True
+
+    async def restart_ids(self, connection: Transaction, tables: Iterable[str]) -> None:
+        """After rows came in with their ids given (a copy), the next id of each table follows the
+        largest one. SQLite's INTEGER PRIMARY KEY does so by itself."""
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    async def __aenter__(self) -> Database:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+

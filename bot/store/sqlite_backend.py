@@ -1,0 +1,177 @@
+"""The SQLite store: one aiosqlite connection, pragmas, migrations, and one writer at a time.
+
+Writes go through `transaction()`, which holds an asyncio lock so that two coroutines never interleave
+statements inside one BEGIN IMMEDIATE ... COMMIT. Each statement is one hand-off to aiosqlite's thread,
+exactly as before the backend seam: the wrapper adds a function call, not a round trip.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sqlite3
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from bot.store.backend import (SQLITE, Database, IntegrityViolation, Result, Row, StoreError, StoreGone, Transaction,
+                               UniqueViolation)
+from bot.store.migrations import SchemaTooNew, migrate
+
+log = logging.getLogger(__name__)
+
+
+def _explain(path: Path, error: Exception) -> StoreError:
+    if isinstance(error, SchemaTooNew):
+        return StoreError(f"{path}: {error}")
+    text = str(error).lower()
+    if path.is_dir():
+        return StoreError(f"{path} is a folder, not a database file")
+    if "not a database" in text or "malformed" in text:
+        return StoreError(f"{path} is not an interview-bot database (the file was left untouched)")
+    if "readonly" in text or "read-only" in text or isinstance(error, PermissionError):
+        return StoreError(f"{path} is not writable: the bot needs to write its store")
+    if "unable to open" in text or isinstance(error, OSError):
+        return StoreError(f"cannot open the store {path}: {getattr(error, 'strerror', None) or error}")
+    return StoreError(f"{path}: {error}")
+
+
+def _violation(error: sqlite3.IntegrityError) -> IntegrityViolation:
+    kind = UniqueViolation if "UNIQUE" in str(error) else IntegrityViolation
+    return kind(str(error))
+
+
+async def _check_writable(connection: aiosqlite.Connection) -> None:
+    """Write the schema version back in a transaction that is rolled back: a read-only file or mount
+    fails here, at start, instead of at the first answer someone gives."""
+    [(version,)] = await connection.execute_fetchall("PRAGMA user_version")
+    await connection.execute("BEGIN IMMEDIATE")
+    try:
+        await connection.execute(f"PRAGMA user_version = {int(version)}")
+    finally:
+        await connection.execute("ROLLBACK")
+
+
+class SQLiteTransaction(Transaction):
+    """Statements on the one connection, inside the BEGIN IMMEDIATE that `SQLiteDatabase.transaction` opened."""
+
+    dialect = SQLITE
+
+    def __init__(self, connection: aiosqlite.Connection) -> None:
+        self.connection = connection
+
+    async def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Result:
+        try:
+            cursor = await self.connection.execute(sql, tuple(parameters))
+        except sqlite3.IntegrityError as error:
+            raise _violation(error) from error
+        return Result(cursor.rowcount)
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        try:
+            await self.connection.executemany(sql, [tuple(row) for row in rows])
+        except sqlite3.IntegrityError as error:
+            raise _violation(error) from error
+
+    async def fetch_all(self, sql: str, parameters: Sequence[Any] = ()) -> list[Row]:
+        try:  # one hand-off, where execute + fetchall + close would take three
+            return list(await self.connection.execute_fetchall(sql, tuple(parameters)))
+        except sqlite3.IntegrityError as error:  # an INSERT ... RETURNING comes this way
+            raise _violation(error) from error
+
+
+class SQLiteDatabase(Database):
+    """An open store file."""
+
+    dialect = SQLITE
+
+    def __init__(self, connection: aiosqlite.Connection, path: Path) -> None:
+        super().__init__()
+        self.connection = connection
+        self.path = path
+        self._write_lock = asyncio.Lock()
+        self._identity = self._file_identity()
+        self._transaction = SQLiteTransaction(connection)
+
+    def _file_identity(self) -> tuple[int, int] | None:
+        if str(self.path) == ":memory:":
+            return None
+        try:
+            stat = os.stat(self.path)
+        except OSError:
+            return None
+        return stat.st_dev, stat.st_ino
+
+    def _check_present(self) -> None:
+        """Writes go to an open handle: a deleted file would take them silently and a restart would find an
+        empty store. So every write first checks that the file at the path is still the one opened."""
+        if self._identity is None:
+            return
+        if self._file_identity() != self._identity:
+            self.gone.set()
+            raise StoreGone(f"the store {self.path} was deleted or replaced while running; stopping so that "
+                            f"nothing more is acknowledged (restart to open it again)")
+
+    @classmethod
+    async def open_file(cls, path: Path | str, *, migrate_to: int | None = None) -> SQLiteDatabase:
+        """Open (creating the file and its folder on first run) and bring the schema up to date."""
+        path = Path(path)
+        try:
+            if str(path) != ":memory:":
+                path.parent.mkdir(parents=True, exist_ok=True)
+                if path.is_dir():
+                    raise IsADirectoryError(path)
+            connection = await aiosqlite.connect(path, isolation_level=None)
+        except (OSError, sqlite3.Error) as error:
+            raise _explain(path, error) from error
+        connection.row_factory = aiosqlite.Row
+        try:  # the connection's thread must end whatever fails here, or the process never exits
+            await connection.execute("PRAGMA busy_timeout = 10000")
+            await connection.execute("PRAGMA journal_mode = WAL")
+            await connection.execute("PRAGMA foreign_keys = ON")
+            await connection.execute("PRAGMA synchronous = NORMAL")
+            before = await (migrate(connection) if migrate_to is None else migrate(connection, migrate_to))
+            await _check_writable(connection)
+        except BaseException as error:
+            await connection.close()
+            if isinstance(error, (sqlite3.Error, OSError)):
+                raise _explain(path, error) from error
+            raise
+        log.info("store %s opened (schema was version %d)", path, before)
+        return cls(connection, path)
+
+    async def close(self) -> None:
+        await self.connection.close()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[SQLiteTransaction]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any error; nothing half-written survives."""
+        async with self._write_lock:
+            self._check_present()
+            await self.connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._transaction
+            except BaseException:
+                await self.connection.rollback()
+                raise
+            await self.connection.commit()
+
+    async def fetch_all(self, sql: str, parameters: Iterable[Any] = ()) -> list[aiosqlite.Row]:
+        """One hand-off to the database thread (execute + fetchall + close would take three)."""
+        return list(await self.connection.execute_fetchall(sql, tuple(parameters)))
+
+    async def schema_version(self) -> int:
+        row = await self.fetch_one("PRAGMA user_version")
+        return int(row[0]) if row else 0
+
+    async def table_parents(self) -> dict[str, set[str]]:
+        rows = await self.fetch_all("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        parents: dict[str, set[str]] = {}
+        for (name,) in rows:
+            keys = await self.fetch_all(f'PRAGMA foreign_key_list("{name}")')
+            parents[name] = {key["table"] for key in keys} - {name}
+        return parents
