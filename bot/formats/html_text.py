@@ -11,6 +11,7 @@ from html.parser import HTMLParser
 
 _BLOCKS = {"p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "table", "tr", "blockquote"}
 _DROPPED = {"script", "style"}
+_INLINE = {"b": "**", "strong": "**", "code": "`", "tt": "`", "kbd": "`"}
 
 
 class _Markup(HTMLParser):
@@ -28,14 +29,8 @@ class _Markup(HTMLParser):
         elif tag == "pre":
             self.pre += 1
             self.parts.append("\n\n```text\n")
-        elif self.pre:
-            return
-        elif tag in _BLOCKS:
-            self.parts.append("\n\n")
-        elif tag in ("b", "strong"):
-            self.parts.append("**")
-        elif tag in ("code", "tt", "kbd"):
-            self.parts.append("`")
+        else:
+            self._mark(tag)
 
     def handle_endtag(self, tag: str) -> None:
         if tag in _DROPPED:
@@ -43,14 +38,17 @@ class _Markup(HTMLParser):
         elif tag == "pre":
             self.pre = max(0, self.pre - 1)
             self.parts.append("\n```\n\n")
-        elif self.pre:
+        else:
+            self._mark(tag)
+
+    def _mark(self, tag: str) -> None:
+        """A block boundary or an inline mark, the same at a tag's start and end; none inside <pre>."""
+        if self.pre:
             return
-        elif tag in _BLOCKS:
+        if tag in _BLOCKS:
             self.parts.append("\n\n")
-        elif tag in ("b", "strong"):
-            self.parts.append("**")
-        elif tag in ("code", "tt", "kbd"):
-            self.parts.append("`")
+        elif tag in _INLINE:
+            self.parts.append(_INLINE[tag])
 
     def handle_data(self, data: str) -> None:
         if self.dropped:
