@@ -5,12 +5,14 @@ a burst can record. Both sides write the same answer rows into the same schema (
 migrations) with the same PRAGMAs; only the path differs:
   store -- WRITERS asyncio tasks recording through bot.store.answer_batch.AnswerWriter, the path of
            daily answers (group commit: answers arriving during a commit share the next one; it also
-           checks the question is open and moves review cards);
+           checks the question is open and moves review cards and the learner model);
   single transaction -- the same writers, `async with db.transaction(): await insert_answer(...)` each;
   raw   -- one sqlite3 connection in a plain loop: BEGIN IMMEDIATE; INSERT; COMMIT (the baseline of
            one transaction per answer);
-  raw batched -- the same, in transactions of the sizes the AnswerWriter used in that round (the baseline
-           at equal batching).
+  raw equal work -- the statements the AnswerWriter ran in that round (recorded at the store's seam with
+           their parameters: the open-question check, the answers, review cards, the learner's rows),
+           replayed by sqlite3 in the same transactions: the baseline at equal batching and equal work;
+  raw batched -- only the answers, in transactions of the sizes the AnswerWriter used.
 Rounds alternate raw and store on fresh files so that drift (page cache, CPU boost) hits both.
 """
 
@@ -38,6 +40,7 @@ FIGURES = (
     Figure("ratio_vs_raw", "", at_least=GOAL_RATIO),
     Figure("interview_ratio_vs_raw", "", at_least=GOAL_RATIO),
     Figure("batched_vs_raw_per_row", ""),
+    Figure("answers_only.ratio_vs_raw", ""),
     Figure("store_answers_per_s", "/s"),
     Figure("raw_answers_per_s", "/s"),
     Figure("store_single_writer_answers_per_s", "/s"),
@@ -183,16 +186,63 @@ async def one_hop_round(path: Path, writers: int, per_writer: int) -> float:
     return elapsed
 
 
-async def batched_round(path: Path, writers: int, per_writer: int, sizes: list[int]) -> tuple[float, float]:
+Call = tuple[str, str, Any]  # ("execute" | "executemany" | "fetch_all", sql, parameters)
+
+
+def record_calls(database: Any, transactions: list[list[Call]]) -> None:
+    """Keep every statement the store runs inside its transactions (at the seam, with its parameters), one
+    list per transaction, so that raw sqlite3 can run exactly the same work afterwards."""
+    seam = database._transaction
+    for method in ("execute", "executemany", "fetch_all"):
+        original = getattr(seam, method)
+
+        async def recorded(sql: str, parameters: Any = (), _method: str = method, _original: Any = original) -> Any:
+            if _method == "executemany":
+                parameters = [tuple(row) for row in parameters]
+            transactions[-1].append((_method, sql, parameters))
+            return await _original(sql, parameters)
+
+        setattr(seam, method, recorded)
+
+
+def raw_equal_work_round(path: Path, transactions: list[list[Call]]) -> float:
+    """Seconds for bare sqlite3 to run the store's recorded transactions: the same statements with the same
+    parameters (the open-question check, the answers, review cards, the learner's rows), committed in the
+    same batches, in a plain loop with no thread hand-off: the baseline at equal work."""
+    connection = connect_raw(path)
+    try:
+        started = time.perf_counter()
+        for calls in transactions:
+            connection.execute("BEGIN IMMEDIATE")
+            for method, sql, parameters in calls:
+                if method == "executemany":
+                    connection.executemany(sql, parameters)
+                elif method == "fetch_all":
+                    connection.execute(sql, tuple(parameters)).fetchall()
+                else:
+                    connection.execute(sql, tuple(parameters))
+            connection.execute("COMMIT")
+        return time.perf_counter() - started
+    finally:
+        connection.close()
+
+
+async def batched_round(path: Path, writers: int, per_writer: int, sizes: list[int],
+                        recorded: list[list[Call]] | None = None) -> tuple[float, float]:
     """Seconds for the writers through the bot's AnswerWriter (group commit, the path of daily answers),
-    and the mean answers per transaction; `sizes` gets each commit's number of answers, in order."""
+    and the mean answers per transaction; `sizes` gets each commit's number of answers, in order, and
+    `recorded` each transaction's statements."""
     database = await Database.open(path)
     transactions = 0
     opened = database.transaction
+    if recorded is not None:
+        record_calls(database, recorded)
 
     def counted():
         nonlocal transactions
         transactions += 1
+        if recorded is not None:
+            recorded.append([])
         return opened()
 
     database.transaction = counted  # type: ignore[method-assign]
@@ -238,11 +288,13 @@ async def measure_rounds(folder: Path, rounds: int, writers: int,
     """Rounds alternating raw, the batched writer, one transaction per answer and the one-hop prototype,
     on fresh files: answers per second per round for each, and the writer's answers per transaction."""
     total = writers * per_writer
-    rates: dict[str, list[float]] = {"raw": [], "batched": [], "raw_batched": [], "store": [], "one_hop": []}
+    rates: dict[str, list[float]] = {"raw": [], "batched": [], "raw_equal_work": [], "raw_batched": [], "store": [],
+                                     "one_hop": []}
     per_commit: list[float] = []
     for number in range(rounds):
         sizes: list[int] = []
-        for kind in rates:  # raw_batched follows batched: it replays that round's commit sizes
+        statements: list[list[Call]] = []
+        for kind in rates:  # the raw_* rounds follow batched: they replay its commits
             path = folder / f"{kind}-{number}.sqlite3"
             await prepare(path, writers, per_writer)
             if kind == "raw":
@@ -253,8 +305,10 @@ async def measure_rounds(folder: Path, rounds: int, writers: int,
                 elapsed = await one_hop_round(path, writers, per_writer)
             elif kind == "raw_batched":
                 elapsed = raw_batched_round(path, writers, per_writer, sizes)
+            elif kind == "raw_equal_work":
+                elapsed = raw_equal_work_round(path, statements)
             else:
-                elapsed, answers_per_commit = await batched_round(path, writers, per_writer, sizes)
+                elapsed, answers_per_commit = await batched_round(path, writers, per_writer, sizes, statements)
                 per_commit.append(answers_per_commit)
             recorded = count_answers(path)
             if recorded != total:
@@ -293,15 +347,20 @@ def figures(rates: dict[str, list[float]], per_commit: list[float], writers: int
     """The raw figures: best round of each side (the least disturbed), and every round as well."""
     batched_rate, store_rate, raw_rate = max(rates["batched"]), max(rates["store"]), max(rates["raw"])
     raw_batched_rate, hop_rate = max(rates["raw_batched"]), max(rates["one_hop"])
+    equal_work_rate = max(rates["raw_equal_work"])
     return {
         "writers": writers, "answers_per_round": writers * per_writer, "rounds": rounds,
-        "what": "ratio_vs_raw: the bot's AnswerWriter (group commit, as daily answers are recorded: answers, "
-                "open-question check, review cards) against raw sqlite3 inserting the same answers in "
-                "transactions of the same sizes (equal batching); interview_ratio_vs_raw: one store transaction "
-                "per answer, as an interview answer is, against raw sqlite3 committing every row",
+        "what": "ratio_vs_raw: the bot's AnswerWriter (group commit, as daily answers are recorded: the "
+                "open-question check, answers, review cards, the learner model) against raw sqlite3 running the "
+                "very statements the store ran, with their parameters, committed in the same batches, in a "
+                "plain loop (equal batching, equal work); answers_only: raw inserting just the answers in "
+                "batches of the same sizes; interview_ratio_vs_raw: one store transaction per answer, as an "
+                "interview answer is, against raw sqlite3 committing every row",
         "pragmas": list(PRAGMAS),
-        "store_answers_per_s": round(batched_rate, 1), "raw_answers_per_s": round(raw_batched_rate, 1),
-        "ratio_vs_raw": round(batched_rate / raw_batched_rate, 3), "goal_ratio_vs_raw": GOAL_RATIO,
+        "store_answers_per_s": round(batched_rate, 1), "raw_answers_per_s": round(equal_work_rate, 1),
+        "ratio_vs_raw": round(batched_rate / equal_work_rate, 3), "goal_ratio_vs_raw": GOAL_RATIO,
+        "answers_only": {"raw_answers_per_s": round(raw_batched_rate, 1),
+                         "ratio_vs_raw": round(batched_rate / raw_batched_rate, 3)},
         "interview_ratio_vs_raw": round(store_rate / raw_rate, 3),
         "raw_per_row_answers_per_s": round(raw_rate, 1),
         "batched_vs_raw_per_row": round(batched_rate / raw_rate, 3),
