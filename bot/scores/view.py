@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.text.i18n import t
-from bot.text.units import counted
+from bot.text.units import counted, decimal
 from bot.text.names import clean_name, short_name
 from bot.text.messages import Block, Message, Paragraph, Table
 from bot.scores.boards import Board, BoardRow, GroupRow, MIN_ACTIVE_MEMBERS
@@ -34,8 +34,8 @@ def groups_message(rows: tuple[GroupRow, ...], language: str, minimum: int = MIN
     blocks: list[Block] = [Paragraph(t(language, "board.groups_title"), "title")]
     if rows:
         header = tuple(t(language, "board.groups_columns").split("|"))
-        blocks.append(Table(header, tuple((str(r.rank), r.title or str(r.chat_id), f"{r.mean_points:.1f}", str(r.active))
-                                          for r in rows)))
+        blocks.append(Table(header, tuple((str(r.rank), r.title or str(r.chat_id), decimal(language, r.mean_points),
+                                           str(r.active)) for r in rows)))
     else:
         blocks.append(Paragraph(t(language, "board.groups_empty", minimum=minimum)))
     blocks.append(Paragraph(t(language, "board.groups_rule", minimum=minimum), "muted"))
