@@ -1,0 +1,158 @@
+"""Three webhook workers of one bot on one PostgreSQL database, behind a load balancer (played here): a
+click burst spread over them, and one of them killed with SIGKILL in the middle of it. Every click whose
+pop-up said it counted is stored, exactly once; the survivors keep serving and stop cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import sys
+import time
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from adapters.telegram.app import webhook_secret_for
+from bot.store import Database
+from tests.adapters.telegram.fake_bot_api import FakeBotApi
+from tests.postgres import free_port
+from tests.reliability.support import FIXTURE_BANK, RECORDED, REPO, eventually
+from tests.reliability.test_crash import TOKEN, click_plan, post_daily_questions
+
+pytestmark = pytest.mark.slow
+WORKERS = 3
+SEED = 20_261_201
+PUBLIC_URL = "https://bot.example.org/telegram-hook"
+
+
+class Worker:
+    """One `interview-bot telegram --webhook ... --listen ... --workers 3` process."""
+
+    def __init__(self, api: FakeBotApi, store: str, log_path: Path) -> None:
+        self.api, self.store, self.log_path, self.port = api, store, log_path, free_port()
+        self.process: asyncio.subprocess.Process | None = None
+
+    async def start(self) -> None:
+        env = {**os.environ, "TELEGRAM_BOT_TOKEN": TOKEN, "INTERVIEW_BOT_DB": self.store,
+               "INTERVIEW_BOT_QUESTIONS": str(FIXTURE_BANK), "INTERVIEW_BOT_LOG_LEVEL": "INFO"}
+        env.pop("TELEGRAM_BASE_URL", None)
+        with self.log_path.open("ab") as log:
+            self.process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bot", "telegram", "--base-url", self.api.base_url, "--webhook", PUBLIC_URL,
+                "--listen", f"127.0.0.1:{self.port}", "--workers", str(WORKERS), cwd=REPO, env=env,
+                stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log)
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.returncode is None
+
+
+def listening(port: int) -> bool:
+    import socket
+
+    with socket.socket() as probe:
+        probe.settimeout(0.2)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+class Balancer:
+    """Round robin over the workers; a worker that refuses the connection is skipped (as a load balancer's
+    health check would), so an update reaches a live worker or none."""
+
+    def __init__(self, workers: list[Worker], session: aiohttp.ClientSession) -> None:
+        self.workers, self.session, self.turn = workers, session, 0
+        self.headers = {"X-Telegram-Bot-Api-Secret-Token": webhook_secret_for(TOKEN)}
+        self.served_by: dict[int, int] = {}
+
+    async def post(self, update: dict) -> None:
+        for _ in range(len(self.workers) * 3):
+            index = self.turn % len(self.workers)
+            self.turn += 1
+            try:
+                async with self.session.post(f"http://127.0.0.1:{self.workers[index].port}/telegram-hook",
+                                             json=update, headers=self.headers) as response:
+                    if response.status == 200:
+                        self.served_by[update["update_id"]] = index
+                        return
+            except (aiohttp.ClientConnectionError, asyncio.TimeoutError):
+                continue
+        raise AssertionError(f"no worker took update {update['update_id']}")
+
+
+async def stored_pairs(store: str) -> list[tuple[str, str]]:
+    """(member's platform id, group's platform id) of every stored daily answer, one row per answer."""
+    async with await Database.open(store) as db:
+        rows = await db.fetch_all(
+            """SELECT u.platform_user_id, c.platform_chat_id FROM answers a
+               JOIN users u ON u.id = a.user_id JOIN asked_questions q ON q.id = a.asked_id
+               JOIN chats c ON c.id = q.chat_id WHERE q.interview_id IS NULL""")
+    return [(row[0], row[1]) for row in rows]
+
+
+async def test_kill_9_of_one_of_three_webhook_workers_loses_no_acknowledged_click(tmp_path: Path,
+                                                                                   postgres_url: str) -> None:
+    rng = random.Random(SEED)
+    api = FakeBotApi(token=TOKEN)
+    await api.start()
+    workers = [Worker(api, postgres_url, tmp_path / f"worker-{number}.log") for number in range(WORKERS)]
+    try:
+        posts = await post_daily_questions(api, postgres_url)
+        bodies = click_plan(api, posts, rng)
+        for worker in workers:
+            await worker.start()
+        await eventually(lambda: all(listening(worker.port) for worker in workers), 90, "three workers listening")
+        victim = workers[1]
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as session:
+            balancer = Balancer(workers, session)
+            half = len(bodies) // 2
+            updates = [{"update_id": number + 1, **body} for number, body in enumerate(bodies)]
+            for start in range(0, half, 20):  # bursts of twenty clicks at once
+                await asyncio.gather(*(balancer.post(update) for update in updates[start:min(start + 20, half)]))
+            victims_clicks = {updates[number - 1]["callback_query"]["id"]
+                              for number, index in balancer.served_by.items() if index == 1}
+            answered = lambda: sum(1 for call in api.calls if call.method == "answerCallbackQuery"  # noqa: E731
+                                   and call.params["callback_query_id"] in victims_clicks)
+            await eventually(lambda: answered() >= len(victims_clicks) // 3, 60, "the victim answering its clicks")
+            victim.process.send_signal(signal.SIGKILL)  # while it works through its share: its queued clicks die
+            await victim.process.wait()
+            killed_at = len(api.calls)
+            for start in range(half, len(updates), 20):
+                await asyncio.gather(*(balancer.post(update) for update in updates[start:start + 20]))
+        await quiet(api)
+        popups = {call.params["callback_query_id"]: call.params.get("text", "")
+                  for call in api.calls if call.method == "answerCallbackQuery"}
+        after_kill = [call for call in api.calls[killed_at:] if call.method == "answerCallbackQuery"]
+        clicks = {body["callback_query"]["id"]: body for body in bodies}
+        counted = {(str(clicks[qid]["callback_query"]["from"]["id"]), str(clicks[qid]["callback_query"]["message"]["chat"]["id"]))
+                   for qid, text in popups.items() if text in RECORDED}
+        stored = await stored_pairs(postgres_url)
+        assert len(stored) == len(set(stored)), "an answer was stored twice"
+        assert counted <= set(stored), f"{len(counted - set(stored))} acknowledged clicks are not stored"
+        assert after_kill and sum(1 for call in after_kill if call.params.get("text") in RECORDED) > 0, \
+            "the survivors kept counting answers after the kill"
+        assert len(counted) > len(bodies) // 2, "most clicks were acknowledged"
+        for worker in workers:
+            if worker.alive():
+                worker.process.send_signal(signal.SIGTERM)
+                assert await asyncio.wait_for(worker.process.wait(), 15) == 0
+                assert "Traceback" not in worker.log_path.read_text(errors="replace")
+    finally:
+        for worker in workers:
+            if worker.alive():
+                worker.process.kill()
+                await worker.process.wait()
+        await api.stop()
+
+
+async def quiet(api: FakeBotApi, seconds: float = 2.0, timeout: float = 90.0) -> None:
+    """Until no call has reached the server for `seconds`: the workers have done what they took."""
+    deadline, seen, since = time.monotonic() + timeout, len(api.calls), time.monotonic()
+    while time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+        if len(api.calls) != seen:
+            seen, since = len(api.calls), time.monotonic()
+        elif time.monotonic() - since >= seconds:
+            return
+    raise AssertionError("the workers never went quiet")
