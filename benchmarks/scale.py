@@ -1,5 +1,6 @@
-"""Scale: the store on PostgreSQL beside raw asyncpg, and answers per second through 1, 2 and 3 worker
-processes on one PostgreSQL database beside one on a SQLite file, in one run.
+"""Scale: the store on PostgreSQL beside raw asyncpg, answers per second through 1, 2 and 3 worker
+processes on one PostgreSQL database beside one on a SQLite file, and clicks per second through 1, 2 and 3
+real webhook workers (benchmarks/webhook_workers.py) beside one on SQLite, in one run.
 
 Why: several workers on one database is the way past one process (docs/deploy.md). Two questions:
   overhead -- what the store's path costs over asyncpg itself on the same rows: daily answers through
@@ -24,7 +25,9 @@ from typing import Any
 import asyncpg
 
 from benchmarks.figures import Figure
+from benchmarks.fake_telegram import ServerProcess
 from benchmarks.sizes import scaled, temporary_folder
+from benchmarks.webhook_workers import webhook_round
 from bot.domain import RecordedAnswer
 from bot.store.answer_batch import AnswerWriter
 from bot.store.database import Database
@@ -42,11 +45,16 @@ FIGURES = (
     Figure("workers.postgresql_2", "/s"),
     Figure("workers.postgresql_3", "/s"),
     Figure("workers.sqlite_1", "/s"),
+    Figure("webhooks.postgresql_1", "/s"),
+    Figure("webhooks.postgresql_2", "/s"),
+    Figure("webhooks.postgresql_3", "/s"),
+    Figure("webhooks.sqlite_1", "/s"),
 )
 WRITERS = 8
 ANSWERS_FULL, ANSWERS_QUICK = 8_000, 2_000
 INTERVIEW_FULL, INTERVIEW_QUICK = 2_000, 600
 MAX_WORKERS = 3
+CLICKS_FULL, CLICKS_QUICK = 1_500, 400
 T0 = 1_750_000_000.0
 INSERT = """INSERT INTO answers (asked_id, user_id, option_index, correct, latency_ms, answered_at, points)
             VALUES ($1, $2, $3, $4, $5, $6, $7)"""
@@ -189,6 +197,7 @@ async def run(quick: bool) -> dict[str, Any]:
             path = str(folder / "scale.sqlite3")
             await seed(path, users, questions)
             curve["sqlite_1"] = round(await workers_round(path, 1, per_user), 1)
+            webhooks = await webhook_curve(server, folder, scaled(CLICKS_QUICK if quick else CLICKS_FULL, minimum=10))
     finally:
         await asyncio.to_thread(server.stop)
     store_rate, raw_rate = count / store_s, count / raw_s
@@ -204,6 +213,7 @@ async def run(quick: bool) -> dict[str, Any]:
         "interview_answers_per_s": round(interview_rate, 1), "raw_row_commits_per_s": round(raw_row_rate, 1),
         "interview_ratio_vs_raw": round(interview_rate / raw_row_rate, 3),
         "workers": curve, "writers_per_worker": WRITERS, "answers_per_writer": per_user,
+        "webhooks": webhooks,
         "notes": _notes(store_rate / raw_rate, curve),
     }
 
@@ -222,6 +232,26 @@ def _notes(ratio: float, curve: dict[str, float]) -> list[str]:
                      "ALTER DATABASE ... SET synchronous_commit = off (the durability of SQLite's "
                      "synchronous=NORMAL) about triples the store's commits per second.")
     return notes
+
+
+async def webhook_curve(server: PostgresServer, folder: Path, clicks: int) -> dict[str, Any]:
+    """Clicks per second through 1, 2 and 3 real webhook workers on PostgreSQL (a fresh database each),
+    and through one on a SQLite file, against the fake Bot API in its own process."""
+    curve: dict[str, Any] = {"clicks": clicks, "what": "daily-question clicks answered per second through N "
+                             "`interview-bot telegram --webhook` processes behind a round-robin balancer"}
+    async with ServerProcess() as bot_api:
+        for workers in range(1, MAX_WORKERS + 1):
+            connection = await asyncpg.connect(server.url())
+            try:
+                await connection.execute(f"CREATE DATABASE hooks_{workers}")
+            finally:
+                await connection.close()
+            curve[f"postgresql_{workers}"] = round(await webhook_round(
+                bot_api, server.url(f"hooks_{workers}"), workers, clicks, -1_009_000_000 - workers,
+                folder / f"webhooks-{workers}.log"), 1)
+        curve["sqlite_1"] = round(await webhook_round(
+            bot_api, str(folder / "webhooks.sqlite3"), 1, clicks, -1_009_000_100, folder / "webhooks-sqlite.log"), 1)
+    return curve
 
 
 async def _worker(target: str, first_user: int, per_user: int) -> None:
