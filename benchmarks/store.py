@@ -32,6 +32,7 @@ from bot.domain import RecordedAnswer
 from bot.store.database import Database
 from bot.learner.items import Item
 from bot.store.answer_batch import AnswerWriter
+from bot.store.backend import SQLITE, Transaction
 from bot.store.interviews import insert_answer
 
 NAME = "store"
@@ -189,20 +190,39 @@ async def one_hop_round(path: Path, writers: int, per_writer: int) -> float:
 Call = tuple[str, str, Any]  # ("execute" | "executemany" | "fetch_all", sql, parameters)
 
 
+class RecordingTransaction(Transaction):
+    """The store's transaction, with every statement kept (with its parameters) for the raw replay."""
+
+    dialect = SQLITE
+
+    def __init__(self, inner: Transaction, calls: list[Call]) -> None:
+        self.inner, self.calls = inner, calls
+
+    async def execute(self, sql: str, parameters: Any = ()) -> Any:
+        self.calls.append(("execute", sql, tuple(parameters)))
+        return await self.inner.execute(sql, parameters)
+
+    async def executemany(self, sql: str, rows: Any) -> None:
+        rows = [tuple(row) for row in rows]
+        self.calls.append(("executemany", sql, rows))
+        await self.inner.executemany(sql, rows)
+
+    async def fetch_all(self, sql: str, parameters: Any = ()) -> list[Any]:
+        self.calls.append(("fetch_all", sql, tuple(parameters)))
+        return await self.inner.fetch_all(sql, parameters)
+
+
 def record_calls(database: Any, transactions: list[list[Call]]) -> None:
-    """Keep every statement the store runs inside its transactions (at the seam, with its parameters), one
-    list per transaction, so that raw sqlite3 can run exactly the same work afterwards."""
-    seam = database._transaction
-    for method in ("execute", "executemany", "fetch_all"):
-        original = getattr(seam, method)
+    """Keep every statement the store's one-call transactions run (at the seam, with their parameters),
+    one list per transaction, so that raw sqlite3 can run exactly the same work afterwards."""
+    original = database.in_one_call
 
-        async def recorded(sql: str, parameters: Any = (), _method: str = method, _original: Any = original) -> Any:
-            if _method == "executemany":
-                parameters = [tuple(row) for row in parameters]
-            transactions[-1].append((_method, sql, parameters))
-            return await _original(sql, parameters)
+    async def recorded(body: Any) -> Any:
+        calls: list[Call] = []
+        transactions.append(calls)
+        return await original(lambda transaction: body(RecordingTransaction(transaction, calls)))
 
-        setattr(seam, method, recorded)
+    database.in_one_call = recorded
 
 
 def raw_equal_work_round(path: Path, transactions: list[list[Call]]) -> float:
@@ -233,19 +253,8 @@ async def batched_round(path: Path, writers: int, per_writer: int, sizes: list[i
     and the mean answers per transaction; `sizes` gets each commit's number of answers, in order, and
     `recorded` each transaction's statements."""
     database = await Database.open(path)
-    transactions = 0
-    opened = database.transaction
-    if recorded is not None:
-        record_calls(database, recorded)
-
-    def counted():
-        nonlocal transactions
-        transactions += 1
-        if recorded is not None:
-            recorded.append([])
-        return opened()
-
-    database.transaction = counted  # type: ignore[method-assign]
+    recorded = [] if recorded is None else recorded
+    record_calls(database, recorded)
     writer_of_answers = AnswerWriter(database)
     write = writer_of_answers._write
 
@@ -264,7 +273,7 @@ async def batched_round(path: Path, writers: int, per_writer: int, sizes: list[i
     try:
         started = time.perf_counter()
         await asyncio.gather(*(writer(user) for user in range(1, writers + 1)))
-        return time.perf_counter() - started, writers * per_writer / max(1, transactions)
+        return time.perf_counter() - started, writers * per_writer / max(1, len(recorded))
     finally:
         await database.close()
 

@@ -3,10 +3,11 @@
 Every call to aiosqlite is a hand-off to its worker thread, and a hand-off costs more than the insert
 itself; one transaction per answer (BEGIN, INSERT, review card, COMMIT) made a burst of daily answers
 run at a tenth of raw SQLite. Here the answers that arrive while a batch is being written wait for
-the next one, and a batch costs a fixed handful of hand-offs whatever its size: BEGIN, one SELECT of
-the answers already there, one executemany of the new ones, the review cards, COMMIT. Each caller
-still returns only after the COMMIT that holds its answer, and a second answer by the same person to
-the same question is refused exactly as the unique constraint would.
+the next one, and a batch is one transaction whatever its size: one SELECT of the answers already
+there, one executemany of the new ones, the review cards, the learner model's rows. On SQLite the whole
+transaction is one hand-off (`Database.in_one_call`). Each caller still returns only after the COMMIT
+that holds its answer, and a second answer by the same person to the same question is refused exactly
+as the unique constraint would.
 """
 
 from __future__ import annotations
@@ -73,33 +74,47 @@ class AnswerWriter:
                     _fail(pending, error)
 
     async def _write(self, batch: list[_Pending]) -> None:
-        keys = [(p.answer.asked_id, p.answer.user_id) for p in batch]
-        async with self.db.transaction() as connection:
-            still_open, existing = await _state_of(connection, keys)
-            accepted: list[_Pending] = []
-            for pending, key in zip(batch, keys):
-                if key[0] not in still_open:
-                    _fail(pending, QuestionClosed(f"asked {key[0]} closed"))
-                elif key in existing:
-                    _fail(pending, AlreadyAnswered(f"asked {key[0]}, user {key[1]}"))
-                else:
-                    existing.add(key)  # a repeat inside this batch is refused too
-                    accepted.append(pending)
-            await connection.executemany(
-                """INSERT INTO answers (asked_id, user_id, option_index, correct, latency_ms, answered_at, points)
-                   VALUES (?, ?, ?, ?, ?, ?, ?)""",
-                [(a.asked_id, a.user_id, a.option_index, int(a.correct), a.latency_ms, a.answered_at, a.points)
-                 for a in (p.answer for p in accepted)],
-            )
-            await record_reviews(connection, [ReviewAnswer(p.answer.user_id, p.question_id, p.answer.correct,
-                                                           p.answer.latency_ms, p.answer.answered_at)
-                                              for p in accepted], self.retention)
-            await record_answers(connection, [LearnerAnswer(p.answer.user_id, p.item, p.answer.correct,
-                                                            p.answer.answered_at)
-                                              for p in accepted if p.item is not None])
-        for pending in accepted:
-            if not pending.done.done():
+        """The batch as one transaction (one hand-off on SQLite); its callers hear the verdicts after COMMIT."""
+
+        async def body(connection: Transaction) -> list[BaseException | None]:
+            return await self._record(connection, batch)
+
+        verdicts = await self.db.in_one_call(body)
+        for pending, verdict in zip(batch, verdicts):
+            if verdict is not None:
+                _fail(pending, verdict)
+            elif not pending.done.done():
                 pending.done.set_result(None)
+
+    async def _record(self, connection: Transaction, batch: list[_Pending]) -> list[BaseException | None]:
+        """Inside the transaction, touching nothing of the event loop (on SQLite it runs in the database's
+        thread): each answer's refusal, or None once it is written with its review card and learner step."""
+        keys = [(p.answer.asked_id, p.answer.user_id) for p in batch]
+        still_open, existing = await _state_of(connection, keys)
+        verdicts: list[BaseException | None] = []
+        accepted: list[_Pending] = []
+        for pending, key in zip(batch, keys):
+            if key[0] not in still_open:
+                verdicts.append(QuestionClosed(f"asked {key[0]} closed"))
+            elif key in existing:
+                verdicts.append(AlreadyAnswered(f"asked {key[0]}, user {key[1]}"))
+            else:
+                existing.add(key)  # a repeat inside this batch is refused too
+                verdicts.append(None)
+                accepted.append(pending)
+        await connection.executemany(
+            """INSERT INTO answers (asked_id, user_id, option_index, correct, latency_ms, answered_at, points)
+               VALUES (?, ?, ?, ?, ?, ?, ?)""",
+            [(a.asked_id, a.user_id, a.option_index, int(a.correct), a.latency_ms, a.answered_at, a.points)
+             for a in (p.answer for p in accepted)],
+        )
+        await record_reviews(connection, [ReviewAnswer(p.answer.user_id, p.question_id, p.answer.correct,
+                                                       p.answer.latency_ms, p.answer.answered_at)
+                                          for p in accepted], self.retention)
+        await record_answers(connection, [LearnerAnswer(p.answer.user_id, p.item, p.answer.correct,
+                                                        p.answer.answered_at)
+                                          for p in accepted if p.item is not None])
+        return verdicts
 
 
 async def _state_of(connection: Transaction,

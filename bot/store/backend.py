@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Iterable, Sequence, Sized
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence, Sized
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+T = TypeVar("T")
 Row = Any  # sqlite3.Row or asyncpg.Record: both answer row["name"] and row[0]
 
 
@@ -112,6 +113,13 @@ class Database(ABC):
     @abstractmethod
     def transaction(self) -> AbstractAsyncContextManager[Transaction]:
         """BEGIN ... COMMIT, rolled back on any error; writers take turns, as on SQLite."""
+
+    async def in_one_call(self, body: Callable[[Transaction], Awaitable[T]]) -> T:
+        """Run `body` as one transaction, as `transaction()` would. `body` awaits nothing but its
+        transaction's statements; an engine that can then run it in one hand-off does (SQLite: the whole
+        transaction in its thread), the others run it statement by statement."""
+        async with self.transaction() as transaction:
+            return await body(transaction)
 
     @abstractmethod
     async def fetch_all(self, sql: str, parameters: Iterable[Any] = ()) -> list[Row]:
