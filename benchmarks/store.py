@@ -6,7 +6,8 @@ migrations) with the same PRAGMAs; only the path differs:
   store -- WRITERS asyncio tasks recording through bot.store.answer_batch.AnswerWriter, the path of
            daily answers (group commit: answers arriving during a commit share the next one; it also
            checks the question is open and moves review cards and the learner model);
-  single transaction -- the same writers, `async with db.transaction(): await insert_answer(...)` each;
+  single transaction -- the same writers, one `db.in_one_call(insert_answer ...)` each (as the interview
+           engine records an answer, with its review card, learner step and next question);
   raw   -- one sqlite3 connection in a plain loop: BEGIN IMMEDIATE; INSERT; COMMIT (the baseline of
            one transaction per answer);
   raw equal work -- the statements the AnswerWriter ran in that round (recorded at the store's seam with
@@ -109,10 +110,10 @@ def count_answers(path: Path) -> int:
 
 
 async def _store_writer(database: Database, user_id: int, count: int) -> None:
-    """One member's answers, each in its own transaction, exactly as the engine records one."""
+    """One member's answers, each in its own transaction run as one call, as the engine records one."""
     for index in range(count):
-        async with database.transaction() as connection:
-            await insert_answer(connection, answer_for(index, user_id))
+        answer = answer_for(index, user_id)
+        await database.in_one_call(lambda connection, answer=answer: insert_answer(connection, answer))
 
 
 async def store_round(path: Path, writers: int, per_writer: int) -> float:
@@ -376,7 +377,7 @@ def figures(rates: dict[str, list[float]], per_commit: list[float], writers: int
         "mean_answers_per_transaction": round(sum(per_commit) / len(per_commit), 2),
         "single_transaction": {
             "answers_per_s": round(store_rate, 1), "ratio_vs_raw": round(store_rate / raw_rate, 3),
-            "what": "one `async with db.transaction(): insert_answer(...)` per answer, as an interview answer is",
+            "what": "one `db.in_one_call(...)` transaction per answer, as an interview answer is",
         },
         "store_single_writer_answers_per_s": round(single_rate, 1),
         "aiosqlite_round_trip_us": round(hop_us, 1),

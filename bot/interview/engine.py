@@ -29,7 +29,7 @@ from bot.learner.items import Item
 from bot.text.i18n import t
 from bot.store import interviews as records
 from bot.store import learner as beliefs
-from bot.store.database import Database
+from bot.store.database import Database, Transaction
 from bot.store.people import UserRecord
 from bot.review.cards import DEFAULT_RETENTION
 from bot.store.review import due_questions, record_review
@@ -249,7 +249,10 @@ class InterviewEngine:
             seen = {} if interview.filters.repeatable else await records.recently_seen(
                 self.db, answer.user_id, now - RECENT.total_seconds())
         question = self.bank.questions[asked.question_id]
-        async with self.db.transaction() as connection:
+
+        async def record(connection: Transaction) -> tuple[Question | None, list[str], int | None]:
+            """The transaction's statements and nothing else of the event loop: on SQLite it runs as one
+            call in the database's thread."""
             try:
                 await records.insert_answer(connection, answer)
             except records.AlreadyAnswered:
@@ -260,16 +263,20 @@ class InterviewEngine:
                 answer.user_id, Item.of(question), answer.correct, now, calibrate=interview.kind == "interview")])
             if not await records.close_asked(connection, asked.id, now):
                 raise AnswerRefused("closed")
+            chosen, chosen_plan = following, plan
             if adaptive:
-                following, plan = self._choose_next(interview, plan[:position], abilities, moved, calibrated, seen)
-                await records.set_plan(connection, interview.id, plan)
+                chosen, chosen_plan = self._choose_next(interview, plan[:position], abilities, moved, calibrated, seen)
+                await records.set_plan(connection, interview.id, chosen_plan)
             next_id = None
-            if following is not None:
-                next_id = await records.insert_asked(connection, following.id, asked.chat_id, interview.id, position,
-                                                     shuffled_options(following, self.rng), now,
+            if chosen is not None:
+                next_id = await records.insert_asked(connection, chosen.id, asked.chat_id, interview.id, position,
+                                                     shuffled_options(chosen, self.rng), now,
                                                      self._deadline(interview.filters, now))
             else:
                 await records.finish_interview(connection, interview.id, "finished", now)
+            return chosen, chosen_plan, next_id
+
+        following, plan, next_id = await self.db.in_one_call(record)
         log.info("interview %d: asked %d answered (%s)", interview.id, asked.id,
                  "timeout" if answer.option_index is None else ("right" if answer.correct else "wrong"))
         interview = replace(interview, plan=tuple(plan))
