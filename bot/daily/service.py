@@ -1,4 +1,5 @@
-"""Daily questions in group chats: subscriptions, posting (recorded before sent), answers, reveal.
+"""Daily questions in group chats: subscriptions, posting (recorded before sent), answers; the reveals
+are bot/daily/reveal.py's.
 
 `run_due()` is the heart: given the clock, it posts every scheduled question that is due (within
 the grace window, once per chat per local day) and reveals every post whose time has come. The
@@ -16,14 +17,15 @@ from datetime import timedelta
 from bot.bank.loader import Bank
 from bot.schedule.clock import Clock
 from bot.caller import Caller, resolve
+from bot.daily.chats import chat_gone, chat_language
 from bot.daily.poll import quiz_poll
-from bot.daily.view import daily_question_message, reveal_message, subscription_message
-from bot.port import ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryUnknown, PollPort, poll_port
+from bot.daily.reveal import Reveals
+from bot.daily.view import daily_question_message, subscription_message
+from bot.port import ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryUnknown, poll_port
 from bot.domain import LETTERS, AskedQuestion, Question, RecordedAnswer, UserRef
 from bot.interview.engine import Delivery
 from bot.text.messages import Message
 from bot.errors import AnswerRefused, UserError
-from bot.text.i18n import resolve_language
 from bot.daily.broadcast import broadcast
 from bot.daily.schedule import PostSchedule, chat_zone, schedule_of
 from bot.schedule.localtime import local_date, parse_hhmm, zone
@@ -76,6 +78,7 @@ class DailyService:
         self.rng = rng or random.Random()
         self.grace = grace
         self.answers = AnswerWriter(db, retention)  # bursts of members' answers share transactions
+        self.reveals = Reveals(db, bank, clock, self.ports)
 
     async def subscribe(self, caller: Caller, post_time: str, timezone: str = "UTC", topic: str | None = None,
                         difficulty: int | None = None, weekdays: tuple[int, ...] | None = None,
@@ -232,7 +235,7 @@ class DailyService:
             return None
         asked = await records.get_asked(self.db, post.asked_id)
         assert asked is not None
-        delivery = Delivery(asked, question, 1, 1, self._language(record), None)
+        delivery = Delivery(asked, question, 1, 1, chat_language(record), None)
         message = daily_question_message(self.bank, delivery, 0, chat_zone(subscription))
         if (as_poll or (subscription is not None and subscription.as_poll)) and poll_port(port) is not None:
             message = replace(message, poll=quiz_poll(delivery, int(post.reveal_at - now)))
@@ -257,7 +260,7 @@ class DailyService:
                 record = await get_chat(self.db, record.id) or record
                 continue
             except ChatGone as gone:
-                await self._chat_gone(record, f"post {post.id}: {gone}")
+                await chat_gone(self.db, record, self.clock.now(), f"post {post.id}: {gone}")
                 return "failed", f"gone: {gone}"
             except DeliveryUnknown as unknown:
                 log.warning("chat %d: post %d outcome unknown (%s); not resending", record.id, post.id, unknown)
@@ -326,72 +329,16 @@ class DailyService:
         if not self._open(post, self.clock.now()):
             return None
         stats = await posts.post_stats(self.db, asked_id, fastest=0)
-        delivery = Delivery(asked, question, 1, 1, self._language(record), None)
+        delivery = Delivery(asked, question, 1, 1, chat_language(record), None)
         zone_of_chat = chat_zone(await posts.get_subscription(self.db, record.id))
         return daily_question_message(self.bank, delivery, stats.answered, zone_of_chat)
 
     async def reveal_due(self) -> int:
-        """Every reveal that is due, as one paced broadcast (a thousand posts at 09:00 reveal together)."""
-        due = await posts.posts_to_reveal(self.db, self.clock.now(), self.ports)
-        chats = await get_chats(self.db, [post.chat_id for post in due])
-        work = [(chats[post.chat_id].platform, post) for post in due if post.chat_id in chats]
-        rates = {name: port.posts_per_second for name, port in self.ports.items()}
-        return sum(await broadcast(work, rates, self.reveal))
+        """Every reveal that is due, as one paced broadcast."""
+        return await self.reveals.due()
 
     async def reveal(self, post: posts.DailyPost) -> bool:
-        """Reveal a post once, whichever of several workers found it due: the one that claims it, if it
-        is still unrevealed when claimed."""
-        async with self.db.claim("reveal", post.id) as mine:
-            current = await posts.get_post(self.db, post.id) if mine else None
-            if current is None or current.state == "revealed":
-                return False
-            return await self._reveal(post)
-
-    async def _reveal(self, post: posts.DailyPost) -> bool:
-        """Close the post and show the answer, explanation and who got it right (edit, else a new message).
-
-        Answers stop first; the post is marked revealed only after the edit, so a crash in between
-        repeats the (harmless) edit at the next run instead of losing the reveal."""
-        record = await get_chat(self.db, post.chat_id)
-        port = self.ports.get(record.platform) if record else None
-        if record is not None and port is None:
-            return False  # its adapter is not running yet: reveal when it is, rather than unseen
-        async with self.db.transaction() as connection:
-            await records.close_asked(connection, post.asked_id, self.clock.now())
-        asked = await records.get_asked(self.db, post.asked_id)
-        question = self.bank.get(asked.question_id) if asked else None
-        if record is None or port is None or asked is None or question is None:  # nothing left to show
-            await posts.mark_post(self.db, post.id, "revealed", self.clock.now())
-            return True
-        stats = await posts.post_stats(self.db, asked.id)
-        delivery = Delivery(asked, question, 1, 1, self._language(record), None)
-        message = reveal_message(self.bank, delivery, stats)
-        ref = await records.message_ref(self.db, asked.id)
-        try:
-            closer = poll_port(port) if await polls.poll_of_asked(self.db, asked.id) else None
-            if closer is not None and ref is not None:  # a poll cannot become the reveal: stop it, then tell
-                await self._close_poll(closer, record, ref)
-                await port.send(record.address, message)
-            elif ref is not None:
-                await port.edit(record.address, ref, message)
-            else:
-                await port.send(record.address, message)
-        except ChatGone as gone:
-            await self._chat_gone(record, f"reveal of post {post.id}: {gone}")
-        except DeliveryError as error:
-            log.error("chat %d: reveal of post %d failed: %s", record.id, post.id, error)
-        await posts.mark_post(self.db, post.id, "revealed", self.clock.now())
-        log.info("chat %d: post %d revealed (%d answered, %d right)", record.id, post.id, stats.answered, stats.right)
-        return True
-
-    async def _close_poll(self, port: PollPort, record: ChatRecord, ref: str) -> None:
-        """Stop the poll's votes at the reveal; a failure is logged, the reveal still goes out."""
-        try:
-            await port.close_poll(record.address, ref)
-        except ChatGone:
-            raise
-        except DeliveryError as error:
-            log.warning("chat %d: closing poll %s failed: %s", record.id, ref, error)
+        return await self.reveals.reveal(post)
 
     async def poll_answer(self, person: UserRef, poll_id: str, option_ids: Sequence[int]) -> DailyAnswer | None:
         """A vote in a quiz poll the bot posted, recorded as the same answer a button click would be; None for
@@ -409,16 +356,7 @@ class DailyService:
         letter = LETTERS[position] if 0 <= position < len(asked.option_order) else "?"
         return await self.answer(caller, asked, letter)
 
-    async def _chat_gone(self, record: ChatRecord, what: str) -> None:
-        """The bot was removed or blocked: its daily question stops (a new /subscribe starts it again)."""
-        await posts.deactivate_subscription(self.db, record.id, self.clock.now())
-        log.warning("chat %d is gone (%s): subscription deactivated", record.id, what)
-
     @staticmethod
     def _open(post: posts.DailyPost, now: float) -> bool:
         """A post takes answers until its reveal: sent (or maybe sent), and its reveal instant not passed."""
         return post.state not in ("revealed", "failed") and now <= post.reveal_at
-
-    @staticmethod
-    def _language(record: ChatRecord) -> str:
-        return resolve_language(chat=record.language, locale=record.locale)

@@ -1,0 +1,95 @@
+"""Reveals: a daily post closed, and its answer, explanation and fastest right answers shown, once.
+
+Due reveals go out as one paced broadcast; each is claimed first, so that with several workers on one
+database exactly one of them reveals it. A quiz poll cannot be edited into its reveal: it is stopped,
+and the reveal follows as a new message.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bot.bank.loader import Bank
+from bot.daily.broadcast import broadcast
+from bot.daily.chats import chat_gone, chat_language
+from bot.daily.view import reveal_message
+from bot.interview.engine import Delivery
+from bot.port import ChatGone, DeliveryError, DeliveryPort, PollPort, poll_port
+from bot.schedule.clock import Clock
+from bot.store import daily as posts
+from bot.store import interviews as records
+from bot.store import polls
+from bot.store.database import Database
+from bot.store.people import ChatRecord, get_chat, get_chats
+
+log = logging.getLogger(__name__)
+
+
+class Reveals:
+    """The reveals of every platform whose adapter registered its port (the ports dict is shared, live)."""
+
+    def __init__(self, db: Database, bank: Bank, clock: Clock, ports: dict[str, DeliveryPort]) -> None:
+        self.db, self.bank, self.clock, self.ports = db, bank, clock, ports
+
+    async def due(self) -> int:
+        """Every reveal that is due, as one paced broadcast (a thousand posts at 09:00 reveal together)."""
+        due = await posts.posts_to_reveal(self.db, self.clock.now(), self.ports)
+        chats = await get_chats(self.db, [post.chat_id for post in due])
+        work = [(chats[post.chat_id].platform, post) for post in due if post.chat_id in chats]
+        rates = {name: port.posts_per_second for name, port in self.ports.items()}
+        return sum(await broadcast(work, rates, self.reveal))
+
+    async def reveal(self, post: posts.DailyPost) -> bool:
+        """Reveal a post once, whichever of several workers found it due: the one that claims it, if it
+        is still unrevealed when claimed."""
+        async with self.db.claim("reveal", post.id) as mine:
+            current = await posts.get_post(self.db, post.id) if mine else None
+            if current is None or current.state == "revealed":
+                return False
+            return await self._reveal(post)
+
+    async def _reveal(self, post: posts.DailyPost) -> bool:
+        """Close the post and show the answer, explanation and who got it right (edit, else a new message).
+
+        Answers stop first; the post is marked revealed only after the edit, so a crash in between
+        repeats the (harmless) edit at the next run instead of losing the reveal."""
+        record = await get_chat(self.db, post.chat_id)
+        port = self.ports.get(record.platform) if record else None
+        if record is not None and port is None:
+            return False  # its adapter is not running yet: reveal when it is, rather than unseen
+        async with self.db.transaction() as connection:
+            await records.close_asked(connection, post.asked_id, self.clock.now())
+        asked = await records.get_asked(self.db, post.asked_id)
+        question = self.bank.get(asked.question_id) if asked else None
+        if record is None or port is None or asked is None or question is None:  # nothing left to show
+            await posts.mark_post(self.db, post.id, "revealed", self.clock.now())
+            return True
+        stats = await posts.post_stats(self.db, asked.id)
+        delivery = Delivery(asked, question, 1, 1, chat_language(record), None)
+        message = reveal_message(self.bank, delivery, stats)
+        ref = await records.message_ref(self.db, asked.id)
+        try:
+            closer = poll_port(port) if await polls.poll_of_asked(self.db, asked.id) else None
+            if closer is not None and ref is not None:  # a poll cannot become the reveal: stop it, then tell
+                await self._close_poll(closer, record, ref)
+                await port.send(record.address, message)
+            elif ref is not None:
+                await port.edit(record.address, ref, message)
+            else:
+                await port.send(record.address, message)
+        except ChatGone as gone:
+            await chat_gone(self.db, record, self.clock.now(), f"reveal of post {post.id}: {gone}")
+        except DeliveryError as error:
+            log.error("chat %d: reveal of post %d failed: %s", record.id, post.id, error)
+        await posts.mark_post(self.db, post.id, "revealed", self.clock.now())
+        log.info("chat %d: post %d revealed (%d answered, %d right)", record.id, post.id, stats.answered, stats.right)
+        return True
+
+    async def _close_poll(self, port: PollPort, record: ChatRecord, ref: str) -> None:
+        """Stop the poll's votes at the reveal; a failure is logged, the reveal still goes out."""
+        try:
+            await port.close_poll(record.address, ref)
+        except ChatGone:
+            raise
+        except DeliveryError as error:
+            log.warning("chat %d: closing poll %s failed: %s", record.id, ref, error)
