@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import socket
 import sys
 import time
 from pathlib import Path
@@ -30,7 +29,7 @@ from bot.core import Core
 from bot.domain import ChatRef
 from bot.schedule.clock import SystemClock
 from bot.store import Database
-from tests.postgres import free_port
+from tests.postgres import free_port, listening
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC_URL = "https://bot.example.org/telegram-hook"
@@ -65,12 +64,6 @@ def click_updates(message: dict[str, Any], group_id: int, first_user: int, count
             for number in range(count)]
 
 
-def _listening(port: int) -> bool:
-    with socket.socket() as probe:
-        probe.settimeout(0.2)
-        return probe.connect_ex(("127.0.0.1", port)) == 0
-
-
 async def start_workers(server: ServerProcess, store: str, count: int, log: Path) -> list[tuple[asyncio.subprocess.Process, int]]:
     environment = {**os.environ, "TELEGRAM_BOT_TOKEN": server.token, "INTERVIEW_BOT_DB": store,
                    "INTERVIEW_BOT_LOG_LEVEL": "WARNING"}
@@ -85,7 +78,7 @@ async def start_workers(server: ServerProcess, store: str, count: int, log: Path
                 stdin=asyncio.subprocess.DEVNULL, stdout=output, stderr=output)
             workers.append((process, port))
     deadline = time.monotonic() + 120
-    while not all(_listening(port) for _, port in workers):
+    while not all(listening(port) for _, port in workers):
         if time.monotonic() > deadline or any(process.returncode is not None for process, _ in workers):
             raise RuntimeError(f"webhook workers did not start; see {log}")
         await asyncio.sleep(0.1)

@@ -36,6 +36,13 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def listening(port: int) -> bool:
+    """Whether something accepts connections on the loopback port (a server started in another process)."""
+    with socket.socket() as probe:
+        probe.settimeout(0.2)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
 class PostgresServer:
     """One throwaway server; `url(name)` addresses a database in it as the `postgres` superuser."""
 

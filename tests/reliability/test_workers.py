@@ -18,7 +18,7 @@ import pytest
 from adapters.telegram.app import webhook_secret_for
 from bot.store import Database
 from tests.adapters.telegram.fake_bot_api import FakeBotApi
-from tests.postgres import free_port
+from tests.postgres import free_port, listening
 from tests.reliability.support import FIXTURE_BANK, RECORDED, REPO, eventually
 from tests.reliability.test_crash import TOKEN, click_plan, post_daily_questions
 
@@ -47,14 +47,6 @@ class Worker:
 
     def alive(self) -> bool:
         return self.process is not None and self.process.returncode is None
-
-
-def listening(port: int) -> bool:
-    import socket
-
-    with socket.socket() as probe:
-        probe.settimeout(0.2)
-        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 class Balancer:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import socket
 from pathlib import Path
 
 import aiohttp
@@ -17,6 +16,7 @@ from bot.core import Core
 from bot.store import Database
 from tests.adapters.telegram.conftest import ALICE, FAST, command, private, start_harness, stop_harness
 from tests.adapters.telegram.fake_bot_api import TOKEN, FakeBotApi
+from tests.postgres import free_port, listening
 
 CHAT = ALICE["id"]
 
@@ -56,21 +56,6 @@ async def test_long_polling_serves_a_whole_interview_and_stops(api: FakeBotApi, 
     stop.set()
     await asyncio.wait_for(task, 5)
     assert api.calls_of("getUpdates")[-1]["offset"] == 4, "the three updates are confirmed on the way out"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def listening(port: int) -> bool:
-    """Whether something accepts connections on the loopback port."""
-    import socket
-
-    with socket.socket() as probe:
-        probe.settimeout(0.2)
-        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 async def test_a_webhook_with_a_secret_token(api: FakeBotApi, core: Core, tmp_path: Path) -> None:
