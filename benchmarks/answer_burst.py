@@ -8,12 +8,15 @@ loopback fake Bot API server. The server runs in a process of its own (benchmark
 so its CPU is not charged to the bots; it reports its own CPU share to show it is not the bottleneck.
 
   ours            -- adapters.telegram.app.serve, the production entry point (the real Application
-                     with every handler and concurrent updates, the paced TelegramPort, debounced
+                     with every handler and concurrent updates over aiohttp, the paced TelegramPort, debounced
                      counter edits) over the real Core, a real SQLite file and the shipped bank. Each
                      burst clicks a daily question just posted in a group of its own, and each click
                      is a new member's first answer: it is recorded.
   bare            -- `ApplicationBuilder().token(...).base_url(...).build()` (PTB's defaults) with one
                      CallbackQueryHandler whose callback is `await update.callback_query.answer()`.
+  bare_aiohttp    -- the same bare bot over ours' HTTP client (adapters/telegram/transport.py, aiohttp
+                     where PTB's default is httpx): ours over it is what ours' own work costs at an
+                     equal transport.
   bare_concurrent -- the same bare bot built like ours (no JobQueue, concurrent_updates(True)): it
                      separates what our handler costs from what the builder settings cost.
 
@@ -49,6 +52,7 @@ from typing import Any
 from telegram import Update
 from telegram.ext import Application, ApplicationBuilder, CallbackQueryHandler, ContextTypes
 
+from adapters.telegram.transport import AiohttpRequest
 from benchmarks.fake_telegram import ServerProcess
 from benchmarks.figures import Figure
 from benchmarks.profiling import Sampler
@@ -67,6 +71,8 @@ FIGURES = (
     Figure("ratio_vs_bare_spread", ""),
     Figure("ours.answers_per_s", "/s"),
     Figure("bare.answers_per_s", "/s"),
+    Figure("bare_aiohttp.answers_per_s", "/s"),
+    Figure("ratio_vs_bare_same_transport", ""),
     Figure("bare_concurrent.answers_per_s", "/s"),
     Figure("ratio_vs_bare_concurrent", ""),
     Figure("ours.burst_p50_ms", " ms"),
@@ -166,15 +172,17 @@ async def bare_answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
 class Bare(Side):
     """The least a PTB bot can do for a click: an Application with one handler that answers it."""
 
-    def __init__(self, concurrent: bool) -> None:
-        self.concurrent = concurrent
-        self.name = "bare_concurrent" if concurrent else "bare"
+    def __init__(self, concurrent: bool, same_transport: bool = False) -> None:
+        self.concurrent, self.same_transport = concurrent, same_transport
+        self.name = "bare_concurrent" if concurrent else "bare_aiohttp" if same_transport else "bare"
         self.application: Application | None = None
 
     async def start(self, server: ServerProcess) -> None:
         builder = ApplicationBuilder().token(server.token).base_url(server.base_url)
         if self.concurrent:  # as adapters.telegram.app.build_application builds ours
             builder = builder.job_queue(None).concurrent_updates(True)
+        if self.same_transport:  # PTB's defaults over ours' HTTP client (adapters/telegram/transport.py)
+            builder = builder.request(AiohttpRequest(1)).get_updates_request(AiohttpRequest(1))
         application = builder.build()
         application.add_handler(CallbackQueryHandler(bare_answer))
         polls = await poll_count(server)
@@ -497,13 +505,13 @@ async def question_for_core(ours: Ours, server: ServerProcess) -> Target:
         await ours.stop()
 
 
-def round_ratios(rounds_of: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    """Ours over bare, round by round (each pair measured back to back on the same server): the median is
-    the figure, and the lowest and highest say how much one run can be trusted."""
-    ratios = sorted(o["answers_per_s"] / b["answers_per_s"] for o, b in zip(rounds_of["ours"], rounds_of["bare"]))
-    return {"ratio_vs_bare": round(statistics.median(ratios), 3),
-            "ratio_vs_bare_rounds": [round(r, 3) for r in ratios],
-            "ratio_vs_bare_spread": round(ratios[-1] - ratios[0], 3)}
+def round_ratios(rounds_of: dict[str, list[dict[str, Any]]], baseline: str = "bare", suffix: str = "") -> dict[str, Any]:
+    """Ours over a baseline, round by round (each measured in the same round on the same server): the median
+    is the figure, and the lowest and highest say how much one run can be trusted."""
+    ratios = sorted(o["answers_per_s"] / b["answers_per_s"] for o, b in zip(rounds_of["ours"], rounds_of[baseline]))
+    return {f"ratio_vs_bare{suffix}": round(statistics.median(ratios), 3),
+            f"ratio_vs_bare{suffix}_rounds": [round(r, 3) for r in ratios],
+            f"ratio_vs_bare{suffix}_spread": round(ratios[-1] - ratios[0], 3)}
 
 
 async def run(quick: bool) -> dict[str, Any]:
@@ -517,9 +525,10 @@ async def run(quick: bool) -> dict[str, Any]:
         try:
             async with ServerProcess() as server:
                 ours, bare, bare_concurrent = Ours(core, db_path), Bare(False), Bare(True)
+                bare_aiohttp = Bare(False, same_transport=True)
                 target = await question_for_core(ours, server)  # what the bare bots' clicks carry
                 clicks = Clicks(server)
-                sides = (bare, bare_concurrent, ours)
+                sides = (bare, bare_aiohttp, bare_concurrent, ours)
                 rounds_of: dict[str, list[dict[str, Any]]] = {side.name: [] for side in sides}
                 for _ in range(rounds):
                     for side in sides:
@@ -533,6 +542,7 @@ async def run(quick: bool) -> dict[str, Any]:
                     "server": "fake Bot API in its own process (benchmarks/fake_telegram.py)",
                     "question": "ours: a fresh daily question in a group of its own for every burst",
                     **round_ratios(rounds_of),
+                    **round_ratios(rounds_of, "bare_aiohttp", "_same_transport"),
                     "ratio_vs_bare_concurrent": round(best["ours"]["answers_per_s"]
                                                       / best["bare_concurrent"]["answers_per_s"], 3),
                     "goal_ratio_vs_bare": GOAL_RATIO, "paced_rate_per_s": PACED_RATE, "paced_clicks": paced_count,

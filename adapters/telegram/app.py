@@ -25,6 +25,7 @@ from adapters.telegram.delivery import Pacing, Sleep, TelegramPort
 from adapters.telegram.errors import on_error
 from adapters.common.flood import CommandFlood
 from adapters.telegram.services import SERVICES, Services, counter_edits, reply_key, services
+from adapters.telegram.transport import AiohttpRequest
 from bot.text.commands import COMMANDS, commands_for
 from bot.app.config import Settings
 from bot.core import Core
@@ -33,6 +34,7 @@ from bot.metrics import in_flight
 log = logging.getLogger(__name__)
 ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER, Update.POLL_ANSWER]
 CONCURRENT_UPDATES = 16
+REQUESTS = "bot_api_requests"  # bot_data key: the application's two AiohttpRequests (sends, getUpdates)
 BOOTSTRAP_RETRIES = 5  # deleteWebhook / setWebhook at start-up: a passing network error must not end the process
 COMMAND_LANGUAGES = (("en", None), ("tr", "tr"))  # English is the default list, Turkish for tr clients
 
@@ -83,20 +85,27 @@ def build_application(core: Core, token: str, *, base_url: str | None = None, pa
     hide_token(token)
     # Updates run concurrently: a reply waiting for its private chat's send slot must not hold up
     # everyone else. The store, not the order of updates, decides what a click counts for. A small
-    # bound with a pool to match: with 256 at once, httpx's pool bookkeeping dominated a click burst.
+    # bound with a pool to match, over aiohttp (adapters/telegram/transport.py says why).
     builder = (ApplicationBuilder().token(token).job_queue(None).concurrent_updates(MeteredUpdates(CONCURRENT_UPDATES))
-               .connection_pool_size(CONCURRENT_UPDATES + 8))
+               .request(sends := bot_api_request(CONCURRENT_UPDATES + 8, request_timeout))
+               .get_updates_request(updates := bot_api_request(1, None)))
     if base_url:
         builder = builder.base_url(base_url)
-    if request_timeout is not None:
-        builder = builder.read_timeout(request_timeout).write_timeout(request_timeout)
     application = builder.build()
+    application.bot_data[REQUESTS] = (sends, updates)
     port = TelegramPort(application.bot, pacing, sleep)
     application.bot_data[SERVICES] = Services(core, port, AdminCheck(application.bot, admin_ttl),
                                               counter_edits(core, port, counter_delay), flood or CommandFlood())
     core.add_port(port)
     register(application)
     return application
+
+
+def bot_api_request(pool: int, timeout: float | None) -> AiohttpRequest:
+    """The HTTP side of Bot API calls: `pool` connections; `timeout`, when given, bounds reading and writing."""
+    if timeout is None:
+        return AiohttpRequest(pool)
+    return AiohttpRequest(pool, read_timeout=timeout, write_timeout=timeout)
 
 
 def register(application: Application) -> None:
@@ -171,6 +180,15 @@ async def serve(core: Core, settings: Settings, stop_event: asyncio.Event, *, ba
         raise ValueError("no Telegram token: set TELEGRAM_BOT_TOKEN")
     options["pacing"] = (options.get("pacing") or Pacing()).shared(workers)
     application = build_application(core, token, base_url=base_url, **options)
+    try:
+        await _serve(application, token, stop_event, webhook, listen, webhook_secret)
+    finally:  # PTB shuts its requests down only after a start-up that reached getMe's answer
+        for request in application.bot_data[REQUESTS]:
+            await request.shutdown()
+
+
+async def _serve(application: Application, token: str, stop_event: asyncio.Event, webhook: str | None,
+                 listen: str, webhook_secret: str | None) -> None:
     app_services: Services = application.bot_data[SERVICES]
     async with application:  # initialize (getMe) ... shutdown
         try:

@@ -26,6 +26,7 @@ from telegram.constants import ParseMode, PollLimit, PollType
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError, TimedOut
 from telegram.warnings import PTBDeprecationWarning
 
+from adapters.telegram.transport import never_left
 from adapters.telegram.render import Rendered, render
 from bot.metrics import count_rate_limited, metered_send
 from bot.port import ChatGone, ChatMoved, DeliveryError, DeliveryUnknown
@@ -107,7 +108,8 @@ def retry_seconds(error: RetryAfter) -> float:
 
 def never_sent(error: NetworkError) -> bool:
     """True when the request surely did not reach Telegram (no connection, no free connection)."""
-    return isinstance(error.__cause__, (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout))
+    cause = error.__cause__
+    return never_left(cause) or isinstance(cause, (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout))
 
 
 def flood_limited(error: NetworkError) -> bool:
