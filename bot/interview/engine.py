@@ -276,7 +276,7 @@ class InterviewEngine:
                 await records.finish_interview(connection, interview.id, "finished", now)
             return chosen, chosen_plan, next_id
 
-        following, plan, next_id = await self.db.in_one_call(record)
+        following, plan, next_id = await self.db.in_shared_call(record)  # a COMMIT shared with others'
         log.info("interview %d: asked %d answered (%s)", interview.id, asked.id,
                  "timeout" if answer.option_index is None else ("right" if answer.correct else "wrong"))
         interview = replace(interview, plan=tuple(plan))

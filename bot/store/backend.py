@@ -121,6 +121,11 @@ class Database(ABC):
         async with self.transaction() as transaction:
             return await body(transaction)
 
+    async def in_shared_call(self, body: Callable[[Transaction], Awaitable[T]]) -> T:
+        """`in_one_call` for a body that may share its COMMIT with the bodies running at the same moment
+        (each still all or nothing, as if alone). An engine that cannot share runs it alone."""
+        return await self.in_one_call(body)
+
     @abstractmethod
     async def fetch_all(self, sql: str, parameters: Iterable[Any] = ()) -> list[Row]:
         """Rows of a read outside any transaction."""

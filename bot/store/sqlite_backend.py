@@ -24,6 +24,7 @@ from bot.store.migrations import SchemaTooNew, migrate
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+MAX_SHARED = 64  # bodies in one shared call: a bound on how long the first of them waits for its COMMIT
 
 
 def _explain(path: Path, error: Exception) -> StoreError:
@@ -114,24 +115,52 @@ class ThreadTransaction(Transaction):
             raise _violation(error) from error
 
 
+def _drive(connection: sqlite3.Connection, body: Callable[[Transaction], Awaitable[T]]) -> T:
+    """The body's coroutine driven to its end in one go: its statements never suspend."""
+    coroutine = body(ThreadTransaction(connection))
+    try:
+        coroutine.send(None)  # type: ignore[attr-defined]
+    except StopIteration as finished:
+        return finished.value  # type: ignore[no-any-return]
+    coroutine.close()  # type: ignore[attr-defined]
+    raise RuntimeError("a one-call transaction awaited something other than its own statements")
+
+
 def _run_to_the_end(connection: sqlite3.Connection, body: Callable[[Transaction], Awaitable[T]]) -> T:
-    """In aiosqlite's thread: BEGIN IMMEDIATE, the body's coroutine driven to its end, COMMIT (ROLLBACK on
-    any error)."""
+    """In aiosqlite's thread: BEGIN IMMEDIATE, the body, COMMIT (ROLLBACK on any error)."""
     connection.execute("BEGIN IMMEDIATE")
     try:
-        coroutine = body(ThreadTransaction(connection))
-        try:
-            coroutine.send(None)
-        except StopIteration as finished:
-            result = finished.value
-        else:
-            coroutine.close()
-            raise RuntimeError("a one-call transaction awaited something other than its own statements")
+        result = _drive(connection, body)
     except BaseException:
         connection.execute("ROLLBACK")
         raise
     connection.execute("COMMIT")
     return result
+
+
+Outcome = tuple[bool, Any]  # (True, the body's result) or (False, the exception it raised)
+
+
+def _run_each_to_the_end(connection: sqlite3.Connection,
+                         bodies: list[Callable[[Transaction], Awaitable[Any]]]) -> list[Outcome]:
+    """In aiosqlite's thread: BEGIN IMMEDIATE, each body in a SAVEPOINT of its own (an error undoes that
+    body's statements alone), one COMMIT for all (ROLLBACK of all if anything else fails)."""
+    connection.execute("BEGIN IMMEDIATE")
+    outcomes: list[Outcome] = []
+    try:
+        for body in bodies:
+            connection.execute("SAVEPOINT shared_call")
+            try:
+                outcomes.append((True, _drive(connection, body)))
+            except Exception as error:
+                connection.execute("ROLLBACK TO shared_call")
+                outcomes.append((False, error))
+            connection.execute("RELEASE shared_call")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+    return outcomes
 
 
 class SQLiteDatabase(Database):
@@ -146,6 +175,8 @@ class SQLiteDatabase(Database):
         self._write_lock = asyncio.Lock()
         self._identity = self._file_identity()
         self._transaction = SQLiteTransaction(connection)
+        self._shared: list[tuple[Callable[[Transaction], Awaitable[Any]], asyncio.Future[Any]]] = []
+        self._sharing: asyncio.Task[None] | None = None
 
     def _file_identity(self) -> tuple[int, int] | None:
         if str(self.path) == ":memory:":
@@ -195,6 +226,8 @@ class SQLiteDatabase(Database):
         return cls(connection, path)
 
     async def close(self) -> None:
+        if self._sharing is not None and not self._sharing.done():
+            await asyncio.wait([self._sharing])  # the shared calls already accepted are written first
         await self.connection.close()
 
     @asynccontextmanager
@@ -220,6 +253,42 @@ class SQLiteDatabase(Database):
         async with self._write_lock:
             self._check_present()
             return await self.connection._execute(_run_to_the_end, self.connection._conn, body)
+
+    async def in_shared_call(self, body: Callable[[Transaction], Awaitable[T]]) -> T:
+        """`in_one_call` for bodies that may share one COMMIT: the bodies that arrive while a call is running
+        go together in the next one (one hand-off, one COMMIT), each in a SAVEPOINT of its own, run one
+        after another as separate transactions would be. Concurrent interview answers are many small
+        transactions; each used to pay its own hand-off and COMMIT."""
+        if not hasattr(self.connection, "_execute"):
+            return await super().in_shared_call(body)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._shared.append((body, future))
+        if self._sharing is None or self._sharing.done():
+            self._sharing = asyncio.create_task(self._share_all(), name="shared-calls")
+        return await future  # type: ignore[no-any-return]
+
+    async def _share_all(self) -> None:
+        while self._shared:
+            calls, self._shared = self._shared[:MAX_SHARED], self._shared[MAX_SHARED:]
+            try:
+                async with self._write_lock:
+                    self._check_present()
+                    outcomes = await self.connection._execute(_run_each_to_the_end, self.connection._conn,
+                                                              [body for body, _ in calls])
+            except BaseException as error:  # BEGIN or COMMIT failed, or the store is gone: nothing was written
+                for _, future in calls:
+                    if not future.done():
+                        future.set_exception(error)
+                if not isinstance(error, Exception):
+                    raise
+                continue
+            for (_, future), (ok, value) in zip(calls, outcomes):
+                if future.done():  # its caller went away (cancelled); what it wrote stands
+                    continue
+                if ok:
+                    future.set_result(value)
+                else:
+                    future.set_exception(value)
 
     async def fetch_all(self, sql: str, parameters: Iterable[Any] = ()) -> list[aiosqlite.Row]:
         """One hand-off to the database thread (execute + fetchall + close would take three)."""

@@ -47,3 +47,69 @@ async def test_a_body_that_waits_for_something_else_is_refused_on_sqlite(db) -> 
     with pytest.raises(RuntimeError, match="awaited something other"):
         await db.in_one_call(body)
     assert await count(db) == 0
+
+
+async def test_concurrent_bodies_share_calls_and_each_stands_or_falls_alone(db) -> None:
+    """Twenty people's transactions at once: the good ones are all written, the one that breaks leaves
+    nothing of its own and its caller hears why, and (on SQLite) they went in fewer calls than bodies."""
+    calls = 0
+    if db.dialect.name == "sqlite":
+        execute = db.connection._execute
+
+        async def counted(function, *args, **kwargs):
+            nonlocal calls
+            calls += 1
+            return await execute(function, *args, **kwargs)
+
+        db.connection._execute = counted
+
+    def body_for(person: int):
+        async def body(transaction: Transaction) -> str:
+            await transaction.execute(USER, (f"p{person}",))
+            if person == 7:
+                await transaction.execute(USER, ("p7",))  # a second row for the same person: refused
+            return f"p{person}"
+        return body
+
+    outcomes = await asyncio.gather(*(db.in_shared_call(body_for(n)) for n in range(20)), return_exceptions=True)
+    assert isinstance(outcomes[7], UniqueViolation)
+    assert [o for n, o in enumerate(outcomes) if n != 7] == [f"p{n}" for n in range(20) if n != 7]
+    rows = await db.fetch_all("SELECT platform_user_id FROM users ORDER BY id")
+    assert sorted(row[0] for row in rows) == sorted(f"p{n}" for n in range(20) if n != 7)
+    if db.dialect.name == "sqlite":
+        assert 1 <= calls < 20
+
+
+async def test_a_shared_body_that_waits_for_something_else_is_refused_alone_on_sqlite(db) -> None:
+    async def waits(transaction: Transaction) -> None:
+        await transaction.execute(USER, ("w",))
+        await asyncio.sleep(0)
+
+    async def fine(transaction: Transaction) -> None:
+        await transaction.execute(USER, ("f",))
+
+    outcomes = await asyncio.gather(db.in_shared_call(waits), db.in_shared_call(fine), return_exceptions=True)
+    if db.dialect.name != "sqlite":
+        assert outcomes == [None, None] and await count(db) == 2
+        return
+    assert isinstance(outcomes[0], RuntimeError) and outcomes[1] is None
+    assert [row[0] for row in await db.fetch_all("SELECT platform_user_id FROM users")] == ["f"]
+
+
+async def test_closing_writes_the_shared_calls_already_accepted(tmp_path) -> None:
+    from bot.store import Database
+
+    db = await Database.open(tmp_path / "shared.sqlite3")
+
+    async def body(transaction: Transaction) -> None:
+        await transaction.execute(USER, ("late",))
+
+    pending = asyncio.ensure_future(db.in_shared_call(body))
+    await asyncio.sleep(0)  # accepted, not yet written
+    await db.close()
+    await pending
+    db = await Database.open(tmp_path / "shared.sqlite3")
+    try:
+        assert await count(db) == 1
+    finally:
+        await db.close()
