@@ -299,17 +299,17 @@ class DailyService:
         answer = RecordedAnswer(asked.id, person.id, option_index, correct, max(0, round((now - started) * 1000)),
                                 now, question.difficulty if correct else 0)
         try:
-            await self.answers.record(answer, question.id, Item.of(question))
+            answered = await self.answers.record(answer, question.id, Item.of(question))
         except records.AlreadyAnswered:
             earlier = await records.get_answer(self.db, asked.id, person.id)
             if earlier is None or earlier.option_index != option_index:
                 raise AnswerRefused("already_answered") from None
             # The same click again (a platform redelivering it after a crash): the same verdict, nothing new.
             correct = earlier.correct
+            answered = (await posts.post_stats(self.db, asked.id, fastest=0)).answered
         except QuestionClosed:
             raise AnswerRefused("closed") from None
-        stats = await posts.post_stats(self.db, asked.id, fastest=0)
-        return DailyAnswer(correct, stats.answered, asked.id)
+        return DailyAnswer(correct, answered, asked.id)
 
     async def answers_so_far(self, asked_id: int) -> int | None:
         """How many members answered an open daily question; None once it is closed (or is not one)."""

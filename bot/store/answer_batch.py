@@ -32,7 +32,7 @@ MAX_BATCH = 256
 class _Pending:
     answer: RecordedAnswer
     question_id: str
-    done: asyncio.Future[None]
+    done: asyncio.Future[int]
     item: Item | None = None
 
 
@@ -54,14 +54,15 @@ class AnswerWriter:
         self._queue: list[_Pending] = []
         self._flushing: asyncio.Task[None] | None = None
 
-    async def record(self, answer: RecordedAnswer, question_id: str, item: Item | None = None) -> None:
+    async def record(self, answer: RecordedAnswer, question_id: str, item: Item | None = None) -> int:
         """Return once the answer is committed (and its review card and, given the item, the learner
-        model's beliefs updated)."""
+        model's beliefs updated), with how many answers its question then holds (the counter's figure,
+        counted once per batch instead of once per click)."""
         pending = _Pending(answer, question_id, asyncio.get_running_loop().create_future(), item)
         self._queue.append(pending)
         if self._flushing is None or self._flushing.done():
             self._flushing = asyncio.create_task(self._flush_all(), name="answer-batch")
-        await pending.done
+        return await pending.done
 
     async def _flush_all(self) -> None:
         while self._queue:
@@ -76,15 +77,16 @@ class AnswerWriter:
     async def _write(self, batch: list[_Pending]) -> None:
         """The batch as one transaction (one hand-off on SQLite); its callers hear the verdicts after COMMIT."""
 
-        async def body(connection: Transaction) -> list[BaseException | None]:
-            return await self._record(connection, batch)
+        async def body(connection: Transaction) -> tuple[list[BaseException | None], dict[int, int]]:
+            verdicts = await self._record(connection, batch)
+            return verdicts, await _answers_to(connection, {p.answer.asked_id for p in batch})
 
-        verdicts = await self.db.in_one_call(body)
+        verdicts, counts = await self.db.in_one_call(body)
         for pending, verdict in zip(batch, verdicts):
             if verdict is not None:
                 _fail(pending, verdict)
             elif not pending.done.done():
-                pending.done.set_result(None)
+                pending.done.set_result(counts.get(pending.answer.asked_id, 0))
 
     async def _record(self, connection: Transaction, batch: list[_Pending]) -> list[BaseException | None]:
         """Inside the transaction, touching nothing of the event loop (on SQLite it runs in the database's
@@ -115,6 +117,14 @@ class AnswerWriter:
                                                         p.answer.answered_at)
                                           for p in accepted if p.item is not None])
         return verdicts
+
+
+async def _answers_to(connection: Transaction, asked_ids: set[int]) -> dict[int, int]:
+    """How many answers each of these asked questions holds, as of this transaction."""
+    ordered = sorted(asked_ids)
+    rows = await connection.fetch_all(f"""SELECT asked_id, count(*) FROM answers WHERE asked_id IN ({placeholders(ordered)})
+                                           GROUP BY asked_id""", ordered)
+    return {int(row[0]): int(row[1]) for row in rows}
 
 
 async def _state_of(connection: Transaction,
