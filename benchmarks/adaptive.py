@@ -22,7 +22,7 @@ label's logit, which is kind to the labels: real questions labelled "medium" are
 The second ("spread.*") draws each question's true difficulty as its label's logit plus N(0, SIGMA),
 SIGMA = 0.7 logit: a quarter of the questions (|N(0, 0.7)| > 0.75) then truly sit nearer a neighbouring
 label's logit than their own, i.e. an author misjudges about one question in four by a level, while the
-labels still explain most of the spread (0.7 is half the distance between two labels' logits). It is an
+labels still explain most of the spread (0.7 is just under half the distance between two labels' logits). It is an
 assumption, not a measurement: docs/benchmarks.md gives the figures at 0.5 and 1.0 too. The bot does not
 know this truth: a calibration phase
 first lets CALIBRATION_USERS people take one adaptive interview each, the store's own step moving each
