@@ -40,9 +40,7 @@ import asyncio
 import contextlib
 import random
 import statistics
-import sys
 import time
-import types
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -244,10 +242,16 @@ class Clicks:
 
 
 def open_connections(bot: Any) -> int | None:
-    """Connections in the pool PTB sends its requests through (not getUpdates'): httpcore scans all of
-    them for every request. Private attributes of PTB, httpx and httpcore, so None if they move."""
+    """Connections in the pool PTB sends its requests through (not getUpdates'), busy or idle. Private
+    attributes of PTB and aiohttp (or httpx and httpcore, for the bare bot), so None if they move."""
+    request = bot._request[1]
     try:
-        return len(bot._request[1]._client._transport._pool.connections)
+        connector = request._session.connector
+        return len(connector._acquired) + sum(len(idle) for idle in connector._conns.values())
+    except AttributeError:
+        pass
+    try:
+        return len(request._client._transport._pool.connections)
     except (AttributeError, IndexError, TypeError):
         return None
 
@@ -327,7 +331,8 @@ async def database_trips(core: Core, target: Target, count: int, first_user: int
         aiosqlite.core.Connection._execute = original  # type: ignore[method-assign]
     per_click = {kind: round(number / count, 2) for kind, number in seen.most_common()}
     return {"per_click": round(sum(seen.values()) / count, 1),
-            "write_transactions_per_click": round(seen["execute BEGIN IMMEDIATE"] / count, 2),
+            "write_transactions_per_click": round((seen["execute BEGIN IMMEDIATE"] + seen["_run_to_the_end"]
+                                                   + seen["_run_each_to_the_end"]) / count, 2),
             "by_kind": per_click}
 
 
@@ -338,29 +343,13 @@ def sampled_shares(sampler: Sampler) -> dict[str, float]:
 
     return {
         "answer_callback_query_http": share("_callbackquery.py:answer"),
-        "httpcore_pool_assign": share("connection_pool.py:_assign_requests_to_connections"),
-        "failed_import_sniffio": share("_synchronization.py:current_async_library"),
+        "aiohttp_client": share("aiohttp/client.py:_request"),
         "core_click": share("bot/core.py:click"),
         "counter_and_port": share("adapters/telegram/counters.py", "adapters/telegram/delivery.py"),
         "get_updates_and_parsing": share("_updater.py:polling_action_cb", "_update.py:de_json"),
         "selector_wait": round(sum(1 for stack in sampler.stacks if stack[0][2] in ("select", "poll"))
                                / max(1, sampler.samples), 3),
     }
-
-
-@contextlib.contextmanager
-def sniffio_present() -> Iterator[None]:
-    """Prototype: as if `sniffio` were installed. httpcore tries `import sniffio` each time it makes
-    a lock or event; without the package (anyio 4.x no longer pulls it in) every try searches sys.path."""
-    stub = types.ModuleType("sniffio")
-    stub.current_async_library = lambda: "asyncio"  # type: ignore[attr-defined]  # sniffio's answer under asyncio
-    had = sys.modules.get("sniffio")
-    sys.modules["sniffio"] = had or stub
-    try:
-        yield
-    finally:
-        if had is None:
-            sys.modules.pop("sniffio", None)
 
 
 @contextlib.contextmanager
@@ -428,11 +417,10 @@ def cached_users() -> Iterator[None]:
 
 
 PROTOTYPES = {
-    "sniffio_present": (sniffio_present,),
     "bounded_concurrency": (bounded_concurrency,),
     "one_hop_reads": (one_hop_reads,),
     "cached_users": (cached_users,),
-    "all": (sniffio_present, bounded_concurrency, one_hop_reads, cached_users),
+    "all": (bounded_concurrency, one_hop_reads, cached_users),
 }
 
 
@@ -452,7 +440,7 @@ async def prototypes(ours: Ours, bare: Bare, server: ServerProcess, clicks: Clic
                          "ratio_vs_bare": round(patched["answers_per_s"] / baseline["answers_per_s"], 3),
                          "burst_p50_ms": patched["p50_ms"], "burst_p99_ms": patched["p99_ms"]}
     results["what"] = ("not the bot's code: each patches this process for one round of ours, then is undone; "
-                       "sniffio_present = a sniffio module importable; bounded_concurrency = "
+                       "bounded_concurrency = "
                        f"concurrent_updates({BOUNDED_CONCURRENCY}); one_hop_reads = Database.fetch_one/fetch_all "
                        "via execute_fetchall; cached_users = ensure_user remembers the people it has seen")
     return results
@@ -478,10 +466,9 @@ async def explain_miss(ours: Ours, bare: Bare, server: ServerProcess, clicks: Cl
     notes = [
         f"per click: ours {ours_us:.0f} us, bare PTB {bare_us:.0f} us, bare PTB with concurrent_updates(True) "
         f"{concurrent_us:.0f} us, Core.click alone {core_us} us.",
-        f"sampled event loop during a burst of ours: answerCallbackQuery's HTTP call (PTB -> httpx -> httpcore) "
-        f"{shares['answer_callback_query_http']:.0%}, of which httpcore's connection-pool bookkeeping (every request "
-        f"scans every connection in the pool) {shares['httpcore_pool_assign']:.0%} and a "
-        f"failing `import sniffio` per lock or event {shares['failed_import_sniffio']:.0%}; Core.click (its share on "
+        f"sampled event loop during a burst of ours: answerCallbackQuery's HTTP call (PTB -> aiohttp) "
+        f"{shares['answer_callback_query_http']:.0%}, of which aiohttp's own request {shares['aiohttp_client']:.0%}; "
+        f"Core.click (its share on "
         f"the event loop; the SQL runs in aiosqlite's thread) {shares['core_click']:.0%}; waiting in the selector "
         f"{shares['selector_wait']:.0%}.",
         f"own time by owner: {top}",
