@@ -119,16 +119,16 @@ def test_the_broadcast_minute_leaves_time_to_start() -> None:
 def test_answer_burst_prototypes_undo_their_patches() -> None:
     from adapters.telegram import app
     import bot.caller
-    from benchmarks.answer_burst import bounded_concurrency, cached_users, one_hop_reads, sniffio_present
+    from benchmarks.answer_burst import bounded_concurrency, cached_users, one_hop_reads
     from bot.store.sqlite_backend import SQLiteDatabase as Database
 
-    builder, fetch_one, had_sniffio = app.ApplicationBuilder, Database.fetch_one, "sniffio" in sys.modules
+    builder, fetch_one = app.ApplicationBuilder, Database.fetch_one
     ensure_user = bot.caller.ensure_user
-    with bounded_concurrency(), one_hop_reads(), sniffio_present(), cached_users():
+    with bounded_concurrency(), one_hop_reads(), cached_users():
         assert app.ApplicationBuilder is not builder and Database.fetch_one is not fetch_one
-        assert "sniffio" in sys.modules and bot.caller.ensure_user is not ensure_user
+        assert bot.caller.ensure_user is not ensure_user
     assert app.ApplicationBuilder is builder and Database.fetch_one is fetch_one
-    assert ("sniffio" in sys.modules) == had_sniffio and bot.caller.ensure_user is ensure_user
+    assert bot.caller.ensure_user is ensure_user
 
 
 @pytest.mark.parametrize(("figure", "value", "met"), [
