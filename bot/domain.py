@@ -6,7 +6,7 @@ They are frozen dataclasses so that a loaded bank can be shared by every adapter
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Literal, TypeVar
 
 from bot.learner.verdict import Level
@@ -18,7 +18,7 @@ LETTERS = "abcdef"
 K = TypeVar("K")
 
 
-def pick_language(texts: dict[str, str], language: str) -> str:
+def pick_language(texts: Mapping[str, str], language: str) -> str:
     """The text in `language`, else in the other language: every text exists in at least one."""
     if language in texts:
         return texts[language]
@@ -58,9 +58,9 @@ class Question:
     topic: str
     difficulty: int
     seniority: str
-    text: dict[str, str]
+    text: Mapping[str, str]  # bot.bank.packed.PackedTexts once loaded: kept compressed
     options: tuple[Option, ...]
-    explanation: dict[str, str]
+    explanation: Mapping[str, str]
     tags: tuple[str, ...] = ()
     verify: Verify | None = None
     source: str = ""  # "file:line", for messages about this question

@@ -21,7 +21,7 @@ from platformdirs import user_cache_dir
 
 log = logging.getLogger(__name__)
 CACHE_VARIABLE = "INTERVIEW_BOT_BANK_CACHE"  # a folder, or 0 to turn the cache off
-_CODE = ("validate.py", "yaml_lines.py", "problems.py", "cache.py", "../domain.py", "../limits.py")
+_CODE = ("validate.py", "yaml_lines.py", "problems.py", "cache.py", "packed.py", "../domain.py", "../limits.py")
 
 
 @cache

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from bot.bank.packed import PackedTexts
 from bot.bank.problems import Problem
 from bot.bank.yaml_lines import LineDict, LineList, load_yaml
 from bot.domain import LANGUAGES, SENIORITIES, Option, Question, Topic, Verify
@@ -184,8 +185,8 @@ def _question(checker: _Checker, item: Any, line: int, index: int, topic: Topic,
         return None
     return Question(
         id=qid, role=topic.role, specialty=topic.specialty, topic=topic.name,
-        difficulty=difficulty, seniority=seniority, text=stem, options=tuple(options),
-        explanation=explanation, tags=tags, verify=verify, source=f"{checker.filename}:{line}",
+        difficulty=difficulty, seniority=seniority, text=PackedTexts(stem), options=tuple(options),
+        explanation=PackedTexts(explanation), tags=tags, verify=verify, source=f"{checker.filename}:{line}",
     )
 
 
