@@ -19,11 +19,12 @@ from adapters.discord.places import anywhere, anywhere_managed, dm_only
 from adapters.common.deliver import deliver
 from adapters.discord.replies import defer, in_time, send, send_file, sent_id, tell
 from adapters.discord.server_commands import SERVER_COMMANDS, core_of
-from adapters.discord.translator import CatalogTranslator, text
+from adapters.discord.translator import CatalogTranslator, command_name, text
 from adapters.discord.translator import option_about as about
 from adapters.discord.translator import option_name as option
 from bot.text.commands import COMMANDS
 from bot.text.commands import help_message as shared_help
+from bot.text.commands import typed
 from bot.core import Document, Outgoing
 from bot.domain import InterviewFilters
 from bot.limits import INTERVIEW_COUNT_MAX, INTERVIEW_COUNT_MIN, TIME_LIMIT_MAX_S, TIME_LIMIT_MIN_S
@@ -126,8 +127,16 @@ async def language(interaction: discord.Interaction, language: str) -> None:
 
 
 def help_message(language: str, where: Literal["private", "group"]) -> Message:
-    """What the bot does and the slash commands offered here, in their Discord wording."""
-    return shared_help(language, where, keys="discord.command", offered={command.name for command in all_commands()})
+    """What the bot does and the slash commands offered here, in their Discord wording and names: a
+    Turkish reader's client lists the Turkish names, so those come first, the English one beside them
+    (the names a client shows follow its own locale, which the bot cannot see in every case)."""
+    return shared_help(language, where, keys="discord.command", offered={command.name for command in all_commands()},
+                       shown=lambda name: shown_name(name, language))
+
+
+def shown_name(name: str, language: str) -> str:
+    local = command_name(name, language)
+    return typed(name) if local == name else f"{typed(local)} ({typed(name)})"
 
 
 @app_commands.command(name="help", description=text("discord.command.help"))

@@ -34,6 +34,12 @@ def option_about(name: str) -> app_commands.locale_str:
     return text(f"discord.option.{name}.description")
 
 
+def command_name(name: str, language: str) -> str:
+    """A slash command's name as a client in `language` lists it (the English name where none is given)."""
+    key = f"discord.name.{name}"
+    return t(language, key) if key in catalog(language) else name
+
+
 def language_of(locale: discord.Locale | str | None) -> str | None:
     """'tr' or 'en' for a Discord locale, None for the others."""
     return language_from_locale(str(locale) if locale else None)

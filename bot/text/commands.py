@@ -7,7 +7,7 @@ slash commands; both take descriptions from the catalogs (`command.<name>`), in 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Literal
 
 from bot.text.i18n import t
@@ -50,13 +50,19 @@ def commands_for(where: Literal["private", "group"]) -> tuple[Command, ...]:
     return tuple(command for command in COMMANDS if command.where in (where, "both"))
 
 
+def typed(name: str) -> str:
+    """A command as it is typed: `/name`."""
+    return f"`/{name}`"
+
+
 def help_message(language: str, where: Literal["private", "group"], *, keys: str = "command",
-                 offered: Collection[str] | None = None) -> Message:
+                 offered: Collection[str] | None = None, shown: Callable[[str], str] = typed) -> Message:
     """What the bot does and every command offered here, one line each; every platform's /help.
 
     `keys` names the catalog of descriptions (a platform may word its commands its own way, e.g.
-    Discord's slash options instead of typed arguments); `offered` leaves out what a platform lacks."""
-    lines = "\n".join(f"- `/{command.name}`: {t(language, f'{keys}.{command.name}')}"
+    Discord's slash options instead of typed arguments); `offered` leaves out what a platform lacks;
+    `shown` writes a command's name (Discord names its commands in the reader's language)."""
+    lines = "\n".join(f"- {shown(command.name)}: {t(language, f'{keys}.{command.name}')}"
                       for command in commands_for(where) if offered is None or command.name in offered)
     return Message((Paragraph(t(language, "help.title"), "title"), Paragraph(t(language, f"help.intro_{where}")),
                     Paragraph(t(language, "help.commands_title"), "title"), Paragraph(lines)))

@@ -16,6 +16,14 @@ async def test_help_lists_the_commands_offered_here(discord_) -> None:
     assert "Komutlar" in in_server.text()
 
 
+async def test_help_in_turkish_names_the_turkish_commands_with_the_english_beside(discord_) -> None:
+    """A Turkish client lists /abone-ol, not /subscribe: the help names both."""
+    [reply] = await discord_.command("help", ADA, dm=True, locale="tr")
+    assert "`/mülakat` (`/interview`)" in reply.text() and "`/yardım` (`/help`)" in reply.text()
+    [english] = await discord_.command("help", ADA, dm=True, locale="en-US")
+    assert "`/interview`:" in english.text() and "mülakat" not in english.text()
+
+
 async def test_language_in_a_dm_is_the_users(discord_) -> None:
     [reply] = await discord_.command("language", ADA, dm=True, language="tr")
     assert reply.text() == "Dil Türkçe olarak ayarlandı."
