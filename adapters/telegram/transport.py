@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import re
+import ssl
 from typing import Any
 
 import aiohttp
+import certifi
 from telegram._utils.defaultvalue import DefaultValue
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
@@ -56,9 +58,13 @@ class AiohttpRequest(BaseRequest):
         return self._read
 
     async def initialize(self) -> None:
+        """The session, set up as PTB's httpx client was: certifi's certificates (a slim image may have
+        none of its own) and the proxy of HTTPS_PROXY and its kin, when the environment names one."""
         if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(limit=self.connection_pool_size)
-            self._session = aiohttp.ClientSession(connector=connector, headers={"User-Agent": self.USER_AGENT})
+            connector = aiohttp.TCPConnector(limit=self.connection_pool_size,
+                                             ssl=ssl.create_default_context(cafile=certifi.where()))
+            self._session = aiohttp.ClientSession(connector=connector, headers={"User-Agent": self.USER_AGENT},
+                                                  trust_env=True)
 
     async def shutdown(self) -> None:
         if self._session is not None and not self._session.closed:

@@ -93,3 +93,17 @@ def test_the_token_is_cut_from_any_url_in_a_message() -> None:
     text = f"Cannot connect to https://api.telegram.org/bot{TOKEN}/sendMessage and /bot{TOKEN}/getMe"
     assert without_token(text) == ("Cannot connect to https://api.telegram.org/bot<token>/sendMessage and "
                                    "/bot<token>/getMe")
+
+
+async def test_the_session_trusts_certifi_and_the_environments_proxy() -> None:
+    """As PTB's httpx client did: a slim image without system certificates still reaches Telegram, and
+    HTTPS_PROXY (and its kin) are honoured."""
+    request = AiohttpRequest()
+    await request.initialize()
+    try:
+        session = request._session
+        assert session is not None and session.trust_env
+        context = session.connector._ssl  # type: ignore[union-attr]
+        assert context.verify_mode.name == "CERT_REQUIRED" and context.get_ca_certs()
+    finally:
+        await request.shutdown()
