@@ -19,12 +19,11 @@ from adapters.discord.places import anywhere, anywhere_managed, dm_only
 from adapters.common.deliver import deliver
 from adapters.discord.replies import defer, in_time, send, send_file, sent_id, tell
 from adapters.discord.server_commands import SERVER_COMMANDS, core_of
-from adapters.discord.translator import CatalogTranslator, command_name, text
+from adapters.discord.translator import CatalogTranslator, command_name, text, typed_both
 from adapters.discord.translator import option_about as about
 from adapters.discord.translator import option_name as option
 from bot.text.commands import COMMANDS
 from bot.text.commands import help_message as shared_help
-from bot.text.commands import typed
 from bot.core import Document, Outgoing
 from bot.domain import InterviewFilters
 from bot.limits import INTERVIEW_COUNT_MAX, INTERVIEW_COUNT_MIN, TIME_LIMIT_MAX_S, TIME_LIMIT_MIN_S
@@ -135,8 +134,7 @@ def help_message(language: str, where: Literal["private", "group"]) -> Message:
 
 
 def shown_name(name: str, language: str) -> str:
-    local = command_name(name, language)
-    return typed(name) if local == name else f"{typed(local)} ({typed(name)})"
+    return typed_both(f"/{command_name(name, language)}", f"/{name}")
 
 
 @app_commands.command(name="help", description=text("discord.command.help"))

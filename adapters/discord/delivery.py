@@ -13,7 +13,7 @@ import logging
 import aiohttp
 import discord
 
-from adapters.discord.render import Part, render
+from adapters.discord.render import render
 from bot.metrics import metered_send
 from bot.port import ChatGone, DeliveryError, DeliveryUnknown
 from bot.text.messages import Message

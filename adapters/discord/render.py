@@ -18,6 +18,8 @@ from typing import Any
 import discord
 
 from adapters.discord.buttons import AnswerButton
+from adapters.discord.translator import command_name, typed_both
+from bot.text.i18n import t
 from bot.limits import BUTTON_LABEL_MAX
 from bot.text.plaintext import table_text as plain_table
 from bot.text.messages import (Block, Button, CodeBlock, CommandHint, Message, Moment, OptionList, Paragraph, Table,
@@ -97,8 +99,17 @@ def inline_value(paragraph: Paragraph) -> str | None:
     if isinstance(value, Moment):
         return f"<t:{value.at}:t> (<t:{value.at}:R>)"
     if isinstance(value, CommandHint):
-        return f"`/{value.name} topic:{value.argument}`" if value.argument else f"`/{value.name}`"
+        return command_hint(value)
     return None
+
+
+def command_hint(hint: CommandHint) -> str:
+    """`/interview topic:x`, in the hint's language (`/mülakat konu:x`) with the English beside."""
+    def written(language: str) -> str:
+        name = f"/{command_name(hint.name, language)}"
+        return f"{name} {t(language, 'discord.option.topic.name')}:{hint.argument}" if hint.argument else name
+
+    return typed_both(written(hint.language), written("en"))
 
 
 def block_text(block: Block) -> str:

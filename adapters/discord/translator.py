@@ -40,6 +40,12 @@ def command_name(name: str, language: str) -> str:
     return t(language, key) if key in catalog(language) else name
 
 
+def typed_both(local: str, english: str) -> str:
+    """A command as typed in the reader's language, with the English beside when they differ: which one
+    the reader's client lists follows its locale, which the bot cannot always see."""
+    return f"`{english}`" if local == english else f"`{local}` (`{english}`)"
+
+
 def language_of(locale: discord.Locale | str | None) -> str | None:
     """'tr' or 'en' for a Discord locale, None for the others."""
     return language_from_locale(str(locale) if locale else None)

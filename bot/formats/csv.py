@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from collections.abc import Iterable
 
 from bot.domain import LETTERS, SENIORITIES

@@ -215,11 +215,11 @@ def next_step_blocks(bank: Bank, report: Report, language: str, due: int) -> lis
     weakest topic, else a new interview)."""
     steps: list[Block] = []
     if due:
-        steps.append(Paragraph(counted(language, "report.next_review", due, slot=SLOT), inline=CommandHint("review")))
+        steps.append(Paragraph(counted(language, "report.next_review", due, slot=SLOT), inline=CommandHint("review", language=language)))
     if report.weakest_topic:
         steps.append(Paragraph(t(language, "report.next_weakest", slot=SLOT,
                                  topic=topic_label(bank, report.weakest_topic, language)),
-                               inline=CommandHint("interview", report.weakest_topic)))
+                               inline=CommandHint("interview", report.weakest_topic, language)))
     else:
-        steps.append(Paragraph(t(language, "report.next_again", slot=SLOT), inline=CommandHint("interview")))
+        steps.append(Paragraph(t(language, "report.next_again", slot=SLOT), inline=CommandHint("interview", language=language)))
     return [Paragraph(t(language, "report.next_title"), "title"), *steps]

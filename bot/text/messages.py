@@ -28,6 +28,7 @@ class CommandHint:
 
     name: str
     argument: str | None = None
+    language: str = "en"  # the message's: a platform that names its commands per language (Discord) needs it
 
 
 Inline = Moment | CommandHint

@@ -50,3 +50,12 @@ async def test_language_in_a_server_is_for_manage_server_only(discord_, db) -> N
 async def test_groups_board(discord_) -> None:
     [reply] = await discord_.command("groups", ADA)
     assert reply.callback_type == 4 and "Study groups" in reply.text()
+
+
+def test_a_report_hint_in_turkish_names_the_turkish_command_and_option_with_the_english_beside() -> None:
+    from adapters.discord.render import command_hint
+    from bot.text.messages import CommandHint
+
+    assert command_hint(CommandHint("interview", "sync-basics", "tr")) == \
+        "`/mülakat konu:sync-basics` (`/interview topic:sync-basics`)"
+    assert command_hint(CommandHint("review", language="en")) == "`/review`"
