@@ -243,16 +243,17 @@ class InterviewEngine:
         following = None
         if not adaptive and position < len(plan):
             following = self.bank.questions.get(plan[position])
-        if adaptive:
-            abilities = await beliefs.abilities(self.db, answer.user_id, now)
-            calibrated = await beliefs.item_difficulties(self.db)
-            seen = {} if interview.filters.repeatable else await records.recently_seen(
-                self.db, answer.user_id, now - RECENT.total_seconds())
         question = self.bank.questions[asked.question_id]
 
-        async def record(connection: Transaction) -> tuple[Question | None, list[str], int | None]:
+        async def record(connection: Transaction) -> tuple[Question | None, list[str], AskedQuestion | None]:
             """The transaction's statements and nothing else of the event loop: on SQLite it runs as one
-            call in the database's thread."""
+            call in the database's thread, reads included (what the adaptive choice needs, and the next
+            question as asked), so that an answer is one hand-off."""
+            if adaptive:
+                abilities = await beliefs.abilities(connection, answer.user_id, now)
+                calibrated = await beliefs.item_difficulties(connection)
+                seen = {} if interview.filters.repeatable else await records.recently_seen(
+                    connection, answer.user_id, now - RECENT.total_seconds())
             try:
                 await records.insert_answer(connection, answer)
             except records.AlreadyAnswered:
@@ -267,26 +268,21 @@ class InterviewEngine:
             if adaptive:
                 chosen, chosen_plan = self._choose_next(interview, plan[:position], abilities, moved, calibrated, seen)
                 await records.set_plan(connection, interview.id, chosen_plan)
-            next_id = None
-            if chosen is not None:
-                next_id = await records.insert_asked(connection, chosen.id, asked.chat_id, interview.id, position,
-                                                     shuffled_options(chosen, self.rng), now,
-                                                     self._deadline(interview.filters, now))
-            else:
+            if chosen is None:
                 await records.finish_interview(connection, interview.id, "finished", now)
-            return chosen, chosen_plan, next_id
+                return chosen, chosen_plan, None
+            next_id = await records.insert_asked(connection, chosen.id, asked.chat_id, interview.id, position,
+                                                 shuffled_options(chosen, self.rng), now,
+                                                 self._deadline(interview.filters, now))
+            return chosen, chosen_plan, await records.get_asked(connection, next_id)
 
-        following, plan, next_id = await self.db.in_shared_call(record)  # a COMMIT shared with others'
+        following, plan, next_asked = await self.db.in_shared_call(record)  # a COMMIT shared with others'
         log.info("interview %d: asked %d answered (%s)", interview.id, asked.id,
                  "timeout" if answer.option_index is None else ("right" if answer.correct else "wrong"))
         interview = replace(interview, plan=tuple(plan))
         delivery = self._delivery(asked, interview)
-        next_delivery = None
-        if next_id is not None:
-            next_asked = await records.get_asked(self.db, next_id)
-            assert next_asked is not None
-            next_delivery = self._delivery(next_asked, interview)
-        report = await self.report(interview.id) if next_id is None else None
+        next_delivery = self._delivery(next_asked, interview) if next_asked is not None else None
+        report = await self.report(interview.id) if next_asked is None else None
         return AnswerResult(delivery, answer.option_index, answer.correct, next_delivery, report)
 
     def _choose_next(self, interview: records.InterviewRecord, asked: list[str], abilities: dict[str, Estimate],

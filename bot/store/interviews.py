@@ -104,7 +104,7 @@ async def ask(db: Database, question_id: str, chat_id: int, interview_id: int | 
     return asked
 
 
-async def get_asked(db: Database, asked_id: int) -> AskedQuestion | None:
+async def get_asked(db: Database | Transaction, asked_id: int) -> AskedQuestion | None:
     row = await db.fetch_one("SELECT * FROM asked_questions WHERE id = ?", (asked_id,))
     return _asked(row) if row else None
 
@@ -182,7 +182,7 @@ async def get_answer(db: Database, asked_id: int, user_id: int) -> RecordedAnswe
 SEEN_LOOKBACK_S = 86_400  # an interview started this long before `since` may still have asked questions after it
 
 
-async def recently_seen(db: Database, user_id: int, since: float) -> dict[str, float]:
+async def recently_seen(db: Database | Transaction, user_id: int, since: float) -> dict[str, float]:
     """Question ids this user was asked in interviews since `since`, with when they last saw each.
 
     Bounded by time through the (user, started_at) index: the cost stays flat however long the

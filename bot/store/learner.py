@@ -98,7 +98,7 @@ async def record_answers(connection: Transaction, answers: list[LearnerAnswer]) 
     return {key: belief for key, (belief, _) in moved_people.items()}
 
 
-async def abilities(db: Database, user_id: int, now: float, scope: str = TOPIC) -> dict[str, Estimate]:
+async def abilities(db: Database | Transaction, user_id: int, now: float, scope: str = TOPIC) -> dict[str, Estimate]:
     """A person's beliefs in one scope (topic or specialty) as they stand at `now`, by name."""
     rows = await db.fetch_all(
         "SELECT name, ability, variance, answers, updated_at FROM abilities WHERE user_id = ? AND scope = ?",
@@ -106,7 +106,7 @@ async def abilities(db: Database, user_id: int, now: float, scope: str = TOPIC) 
     return {row[0]: _belief(tuple(row)[1:], now) for row in rows}
 
 
-async def item_difficulties(db: Database, question_ids: Iterable[str] | None = None) -> dict[str, Estimate]:
+async def item_difficulties(db: Database | Transaction, question_ids: Iterable[str] | None = None) -> dict[str, Estimate]:
     """Recalibrated difficulties (only of items answered since the learner model existed), by question id."""
     rows = await db.fetch_all("SELECT question_id, difficulty, variance, answers FROM item_difficulties")
     wanted = set(question_ids) if question_ids is not None else None
