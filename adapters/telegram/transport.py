@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import re
 import ssl
+import urllib.request
 from typing import Any
 
 import aiohttp
@@ -52,6 +53,7 @@ class AiohttpRequest(BaseRequest):
         self._read, self._write, self._connect, self._pool = read_timeout, write_timeout, connect_timeout, pool_timeout
         self._media_write = media_write_timeout
         self._session: aiohttp.ClientSession | None = None
+        self._proxies: dict[str, str | None] = {}  # origin -> the environment's proxy for it
 
     @property
     def read_timeout(self) -> float | None:
@@ -59,12 +61,11 @@ class AiohttpRequest(BaseRequest):
 
     async def initialize(self) -> None:
         """The session, set up as PTB's httpx client was: certifi's certificates (a slim image may have
-        none of its own) and the proxy of HTTPS_PROXY and its kin, when the environment names one."""
+        none of its own); the proxy of HTTPS_PROXY and its kin comes from `proxy_for`."""
         if self._session is None or self._session.closed:
             connector = aiohttp.TCPConnector(limit=self.connection_pool_size,
                                              ssl=ssl.create_default_context(cafile=certifi.where()))
-            self._session = aiohttp.ClientSession(connector=connector, headers={"User-Agent": self.USER_AGENT},
-                                                  trust_env=True)
+            self._session = aiohttp.ClientSession(connector=connector, headers={"User-Agent": self.USER_AGENT})
 
     async def shutdown(self) -> None:
         if self._session is not None and not self._session.closed:
@@ -79,6 +80,18 @@ class AiohttpRequest(BaseRequest):
         return aiohttp.ClientTimeout(total=_total(pool_s, connect_s, write_s, read_s),
                                      connect=_total(pool_s, connect_s),  # aiohttp's includes the wait for the pool
                                      sock_connect=connect_s, sock_read=read_s)
+
+    def proxy_for(self, url: str) -> str | None:
+        """The environment's proxy for this URL's origin (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), looked up once
+        per origin: aiohttp's trust_env looks it up on every request, which doubled a request's cost."""
+        scheme, _, rest = url.partition("://")
+        host = rest.split("/", 1)[0]
+        origin = f"{scheme}://{host}"
+        if origin not in self._proxies:
+            proxy = urllib.request.getproxies().get(scheme)
+            bare_host = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+            self._proxies[origin] = None if proxy is None or urllib.request.proxy_bypass(bare_host) else proxy
+        return self._proxies[origin]
 
     @staticmethod
     def body(request_data: RequestData | None) -> aiohttp.FormData | dict[str, str] | None:
@@ -103,7 +116,8 @@ class AiohttpRequest(BaseRequest):
         files = bool(request_data and request_data.contains_files)
         timeout = self.timeout(files, read_timeout, write_timeout, connect_timeout, pool_timeout)
         try:
-            async with self._session.request(method, url, data=self.body(request_data), timeout=timeout) as response:
+            async with self._session.request(method, url, data=self.body(request_data), timeout=timeout,
+                                             proxy=self.proxy_for(url)) as response:
                 return response.status, await response.read()
         except (asyncio.TimeoutError, aiohttp.ServerTimeoutError) as error:
             raise TimedOut(without_token(f"Timed out ({type(error).__name__})")) from error

@@ -95,15 +95,19 @@ def test_the_token_is_cut_from_any_url_in_a_message() -> None:
                                    "/bot<token>/getMe")
 
 
-async def test_the_session_trusts_certifi_and_the_environments_proxy() -> None:
+async def test_the_session_trusts_certifi_and_the_environments_proxy(monkeypatch) -> None:
     """As PTB's httpx client did: a slim image without system certificates still reaches Telegram, and
-    HTTPS_PROXY (and its kin) are honoured."""
+    HTTPS_PROXY is honoured, except for hosts NO_PROXY names."""
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
+    for name in ("https_proxy", "no_proxy", "http_proxy", "HTTP_PROXY"):
+        monkeypatch.delenv(name, raising=False)
     request = AiohttpRequest()
     await request.initialize()
     try:
-        session = request._session
-        assert session is not None and session.trust_env
-        context = session.connector._ssl  # type: ignore[union-attr]
+        context = request._session.connector._ssl  # type: ignore[union-attr]
         assert context.verify_mode.name == "CERT_REQUIRED" and context.get_ca_certs()
+        assert request.proxy_for(f"https://api.telegram.org/bot{TOKEN}/getMe") == "http://proxy.example:3128"
+        assert request.proxy_for("http://127.0.0.1:8081/botX/getMe") is None
     finally:
         await request.shutdown()
