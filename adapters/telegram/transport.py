@@ -17,6 +17,7 @@ import asyncio
 import re
 import ssl
 import urllib.request
+from functools import cache
 from typing import Any
 
 import aiohttp
@@ -43,6 +44,12 @@ def _total(*parts: float | None) -> float | None:
     return None if any(part is None for part in parts) else sum(parts)  # type: ignore[arg-type]
 
 
+@cache
+def tls_context() -> ssl.SSLContext:
+    """certifi's certificates, read once for every session (reading them takes tens of milliseconds)."""
+    return ssl.create_default_context(cafile=certifi.where())
+
+
 class AiohttpRequest(BaseRequest):
     """PTB's request interface over one aiohttp ClientSession with a bounded connection pool."""
 
@@ -63,8 +70,7 @@ class AiohttpRequest(BaseRequest):
         """The session, set up as PTB's httpx client was: certifi's certificates (a slim image may have
         none of its own); the proxy of HTTPS_PROXY and its kin comes from `proxy_for`."""
         if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(limit=self.connection_pool_size,
-                                             ssl=ssl.create_default_context(cafile=certifi.where()))
+            connector = aiohttp.TCPConnector(limit=self.connection_pool_size, ssl=tls_context())
             self._session = aiohttp.ClientSession(connector=connector, headers={"User-Agent": self.USER_AGENT})
 
     async def shutdown(self) -> None:
