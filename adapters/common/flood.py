@@ -1,10 +1,13 @@
 """One person's flood must not slow anyone else down: a per-user window on commands, and coalescing.
 
 Past `limit` commands from one user in `window` seconds, the next one gets a single "slow down" note
-and the rest are dropped until the window has room again; the same command repeated in the same chat
-within `repeat_s` (a board asked for sixty times) is dropped as already answered. The checks are
-memory-only and O(1), so a dropped update frees its update slot at once instead of waiting for its
-chat's send pace.
+and the rest are dropped until the window has room again; the same person repeating the same command
+in the same chat within `repeat_s` (a double tap) is a "repeat": its answer is already on the way.
+Repeats are keyed per person: another member's identical command is their own request and runs (a
+member's /leaderboard never eats a second member's, nor an administrator's /subscribe a second after a
+member's refused one). The checks are memory-only and O(1), so a dropped update frees its update slot at
+once instead of waiting for its chat's send pace; an adapter that must answer every request (Discord's
+interactions) answers "note", "repeat" and "drop" with a short ephemeral line.
 """
 
 from __future__ import annotations
@@ -14,23 +17,24 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import Literal
 
-Verdict = Literal["ok", "note", "drop"]
-REMEMBERED = 10_000  # users and (chat, command) pairs kept; the oldest are forgotten first
+Verdict = Literal["ok", "note", "repeat", "drop"]
+REMEMBERED = 10_000  # users and (user, chat, command) keys kept; the oldest are forgotten first
 
 
 class CommandFlood:
-    """Decides, per command, whether it runs, earns the one "slow down" note, or is dropped."""
+    """Decides, per command, whether it runs, earns the one "slow down" note, repeats the sender's own
+    request still being answered, or is dropped."""
 
     def __init__(self, limit: int = 5, window: float = 10.0, repeat_s: float = 3.0,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.limit, self.window, self.repeat_s, self.clock = limit, window, repeat_s, clock
         self._recent: OrderedDict[str, deque[float]] = OrderedDict()
         self._noted: dict[str, float] = {}
-        self._last_text: OrderedDict[tuple[str, str], float] = OrderedDict()
+        self._last_text: OrderedDict[tuple[str, str, str], float] = OrderedDict()
 
     def check(self, user: str, chat: str, command: str) -> Verdict:
         now = self.clock()
-        key = (chat, command.strip().lower()[:64])
+        key = (user, chat, command.strip().lower()[:64])
         last = self._last_text.get(key)
         recent = self._recent.pop(user, deque())
         self._recent[user] = recent
@@ -43,7 +47,7 @@ class CommandFlood:
             self._noted[user] = now
             return "note"
         if last is not None and now - last < self.repeat_s:
-            return "drop"  # the same request in the same chat just ran: its answer is on its way
+            return "repeat"  # this person's same request in this chat just ran: its answer is on its way
         recent.append(now)
         self._last_text[key] = now
         self._last_text.move_to_end(key)

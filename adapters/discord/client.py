@@ -41,8 +41,10 @@ def intents() -> discord.Intents:
 
 class GuardedTree(MeteredTree):
     """The command tree with the flood guard every platform has: past a member's few commands in ten
-    seconds, one "slow down" note and the rest dropped unanswered, before any store work; the same
-    command with the same options repeated in a channel within seconds is dropped too."""
+    seconds, one "slow down" note and a short "skipped" line for the rest, before any store work; a
+    member's own command with the same options repeated within seconds gets "already being answered".
+    Every interaction is answered (errors.on_app_command_error): Discord shows an unanswered one as a
+    failure."""
 
     def __init__(self, client: discord.Client, flood: CommandFlood, **options: object) -> None:
         super().__init__(client, **options)  # type: ignore[arg-type]

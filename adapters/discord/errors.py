@@ -28,8 +28,13 @@ class WrongPlace(app_commands.CheckFailure):
         self.key = key
 
 
+FLOOD_LINES = {"note": "flood.slow_down", "repeat": "flood.repeat", "drop": "flood.skipped"}
+
+
 class Flooding(app_commands.CheckFailure):
-    """A member past the flood guard's limit: "note" earns the one "slow down" reply, "drop" gets none."""
+    """A command the flood guard stopped: "note" (the one "slow down"), "repeat" (the sender's same command
+    is being answered) or "drop" (past the limit, after the note). Each still gets a short ephemeral line:
+    Discord shows "The application did not respond" for an interaction left unanswered."""
 
     def __init__(self, verdict: str) -> None:
         super().__init__(verdict)
@@ -88,10 +93,11 @@ async def on_app_command_error(interaction: discord.Interaction, error: app_comm
     original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
     if isinstance(original, Flooding):
         if original.verdict == "note":
-            log.info("user %s: commands flooding in channel %s; one note, the rest dropped",
+            log.info("user %s: commands flooding in channel %s; one note, the rest answered briefly",
                      interaction.user.id if interaction.user else "?", interaction.channel_id)
-            await say(interaction, t(language_of(interaction.locale) or "en", "flood.slow_down"))
-        return  # dropped: no store work, no reply
+        key = FLOOD_LINES.get(original.verdict, "flood.skipped")
+        await say(interaction, t(language_of(interaction.locale) or "en", key))  # no store work
+        return
     await report_failure(interaction, original)
 
 

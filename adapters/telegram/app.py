@@ -129,8 +129,9 @@ def register(application: Application) -> None:
 
 async def guard_floods(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """A command past its sender's limit gets one "slow down" note, the rest are dropped at once, and a
-    request repeated in the same chat while its answer is on the way is dropped: none of them waits for
-    a send slot, so one person's flood never holds the update slots everyone else needs."""
+    person's own request repeated in the same chat while its answer is on the way is dropped (another
+    member's same command is theirs and runs): none of them waits for a send slot, so one person's flood
+    never holds the update slots everyone else needs."""
     message = update.effective_message
     if message is None or not message.text or not message.text.startswith("/") or update.effective_user is None:
         return

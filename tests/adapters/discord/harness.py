@@ -249,15 +249,21 @@ class Discord:
         await settle()
         return self.recorder.since(mark)
 
-    async def command(self, name: str, who: dict[str, Any], *, dm: bool = False, permissions: int = MEMBER,
-                      locale: str = "en-US", resolved: dict[str, Any] | None = None, **options: Any) -> list[Request]:
+    def command_payload(self, name: str, who: dict[str, Any], *, dm: bool = False, permissions: int = MEMBER,
+                        locale: str = "en-US", resolved: dict[str, Any] | None = None, **options: Any) -> dict[str, Any]:
+        """The INTERACTION_CREATE of a slash command with its options."""
         kinds = {str: 3, int: 4, bool: 5}
         data: dict[str, Any] = {"id": str(next(_ids)), "name": name, "type": 1,
                                 "options": [{"name": key, "type": 7 if key == "channel" else kinds[type(value)],
                                              "value": value} for key, value in options.items()]}
         if resolved:
             data["resolved"] = resolved
-        return await self.feed(self._base(2, data, who, dm=dm, permissions=permissions, locale=locale))
+        return self._base(2, data, who, dm=dm, permissions=permissions, locale=locale)
+
+    async def command(self, name: str, who: dict[str, Any], *, dm: bool = False, permissions: int = MEMBER,
+                      locale: str = "en-US", resolved: dict[str, Any] | None = None, **options: Any) -> list[Request]:
+        return await self.feed(self.command_payload(name, who, dm=dm, permissions=permissions, locale=locale,
+                                                    resolved=resolved, **options))
 
     async def autocomplete(self, name: str, who: dict[str, Any], focused: str, typed: str, *, dm: bool = False,
                            locale: str = "en-US") -> list[Request]:

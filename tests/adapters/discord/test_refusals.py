@@ -94,25 +94,101 @@ async def test_a_failing_click_is_a_polite_message(discord_, recorder, core, mon
     assert reply.ephemeral and "something went wrong" in reply.text()
 
 
-async def test_a_flood_of_commands_gets_one_note_and_the_rest_no_store_work(core, recorder, monkeypatch, db) -> None:
-    """Discord has the guard Telegram has: past five commands in ten seconds, one "slow down" and the
-    rest dropped before the core is asked anything; a repeat of the same command is dropped as well."""
+def _answered(requests) -> dict[str, int]:
+    """Interaction token -> how many initial responses (callbacks) it got."""
+    counts: dict[str, int] = {}
+    for request in requests:
+        if request.callback_type is not None:
+            token = request.path.rstrip("/").split("/")[-2]
+            counts[token] = counts.get(token, 0) + 1
+    return counts
+
+
+async def test_a_flood_of_commands_gets_one_note_a_line_each_and_no_store_work(core, recorder, monkeypatch, db) -> None:
+    """Discord has the guard Telegram has: past five commands in ten seconds, one "slow down", then a short
+    "skipped" line for each of the rest before the core is asked anything; a person's own repeat gets
+    "already being answered". No interaction is left unanswered ("The application did not respond")."""
     from adapters.common.flood import CommandFlood
     from tests.adapters.discord.harness import Discord, make_client
 
     client = await make_client(core, recorder, monkeypatch, flood=CommandFlood())  # the shipped limits
     discord_ = Discord(client, recorder)
+    asked: list[str] = []
+    original = core.leaderboard
+
+    async def counting(*args, **kwargs):
+        asked.append("leaderboard")
+        return await original(*args, **kwargs)
+
+    monkeypatch.setattr(core, "leaderboard", counting)
     try:
         asks = [("help", {}), ("settings", {}), ("groups", {}), ("leaderboard", {"period": "week"}),
                 ("leaderboard", {"period": "month"}), ("leaderboard", {"period": "all"})]
         replies = []
         for number in range(40):
             name, options = asks[number % len(asks)]
-            replies += await discord_.command(name, ADA, **options)
-        texts = [reply.text() for reply in replies]
+            replies.append(await discord_.command(name, ADA, **options))
+        assert all(len(reply) == 1 for reply in replies), "one response to every interaction"
+        texts = [reply[0].text() for reply in replies]
         assert sum("Slow down" in text for text in texts) == 1, texts
-        assert len(replies) == 5 + 1, "five answers and one note; the rest got no reply at all"
+        assert sum("Skipped" in text for text in texts) == 40 - 5 - 1, texts
+        assert all(reply[0].ephemeral for reply in replies[5:])
+        assert len(asked) == 2, "the flood's commands past the limit never reached the core"
         [other] = await discord_.command("leaderboard", BOB)
-        assert "Slow down" not in other.text(), "another member is not slowed down"
+        assert "Slow down" not in other.text() and "Skipped" not in other.text(), "another member is not slowed down"
+    finally:
+        await client.port.counters.close()
+
+
+async def test_every_interaction_of_a_burst_of_eight_is_answered(core, recorder, monkeypatch) -> None:
+    """Eight commands from one member arriving together (the same /progress double-tapped, then others):
+    each gets exactly one response: its answer, "already being answered", "slow down" or "skipped"."""
+    from adapters.common.flood import CommandFlood
+    from tests.adapters.discord.harness import Discord, feed_many, make_client
+
+    client = await make_client(core, recorder, monkeypatch, flood=CommandFlood())
+    discord_ = Discord(client, recorder)
+    try:
+        names = ["progress", "progress", "help", "leaderboard", "groups", "settings", "help", "progress"]
+        payloads = [discord_.command_payload(name, ADA) for name in names]
+        requests = await feed_many(discord_, payloads)
+        answered = _answered(requests)
+        assert sorted(answered) == sorted(p["token"] for p in payloads), "every interaction got a response"
+        assert set(answered.values()) == {1}, "exactly one initial response each"
+        texts = [r.text() for r in requests if r.callback_type is not None]
+        assert any("already being answered" in text for text in texts), texts
+    finally:
+        await client.port.counters.close()
+
+
+async def test_three_members_same_command_in_one_channel_three_replies(core, recorder, monkeypatch) -> None:
+    """/leaderboard from three members within a second: each gets the board (no one's eats another's)."""
+    from adapters.common.flood import CommandFlood
+    from tests.adapters.discord.harness import Discord, make_client
+
+    client = await make_client(core, recorder, monkeypatch, flood=CommandFlood())  # the shipped limits
+    discord_ = Discord(client, recorder)
+    try:
+        replies = [await discord_.command("leaderboard", who) for who in (ADA, BOB, user(3, "Carl"))]
+        assert [len(reply) for reply in replies] == [1, 1, 1]
+        assert all("Skipped" not in r[0].text() and "already" not in r[0].text() for r in replies)
+    finally:
+        await client.port.counters.close()
+
+
+async def test_an_admins_subscribe_right_after_a_members_refused_one_takes_effect(core, recorder, monkeypatch,
+                                                                                   db) -> None:
+    from adapters.common.flood import CommandFlood
+    from tests.adapters.discord.harness import ADMIN, Discord, make_client
+
+    client = await make_client(core, recorder, monkeypatch, flood=CommandFlood())
+    discord_ = Discord(client, recorder)
+    try:
+        [refusal] = await discord_.command("subscribe", ADA, permissions=MEMBER, time="09:30")
+        assert "Manage Server" in refusal.text()
+        [done] = await discord_.command("subscribe", BOB, permissions=ADMIN, time="09:30")
+        assert "Manage Server" not in done.text() and "already" not in done.text()
+        chat = await find_chat(db, "discord", str(CHANNEL_ID))
+        assert chat is not None, "the administrator's schedule was stored"
     finally:
         await client.port.counters.close()

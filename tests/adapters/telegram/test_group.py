@@ -145,3 +145,23 @@ async def test_wrong_place_commands_get_a_pointer(bot: Harness) -> None:
     await bot.command(ALICE, private(ALICE), "/daily")
     assert bot.api.last(ALICE["id"]).html == "That works in a group."
     assert await bot.count("interviews") == 0
+
+
+async def test_three_members_same_command_and_an_admin_after_a_member_all_answered(api, core) -> None:
+    """With the shipped flood guard: three members' /leaderboard within a second get three replies, and an
+    administrator's /subscribe a second after a member's refused one sets the schedule."""
+    from adapters.common.flood import CommandFlood
+
+    bot = await start_harness(api, core, flood=CommandFlood())  # the shipped limits, repeats per person
+    api.admins[GROUP_ID] = {ALICE["id"]}
+    try:
+        for who in (BOB, CAROL, DAN):
+            await bot.command(who, GROUP, "/leaderboard")
+        assert len(api.sent_to(GROUP_ID)) == 3, "each member got the board they asked for"
+        await bot.command(BOB, GROUP, "/subscribe 09:00")
+        assert "administrators" in api.last(GROUP_ID).html or "yönetici" in api.last(GROUP_ID).html
+        await bot.command(ALICE, GROUP, "/subscribe 09:00")
+        assert api.last(GROUP_ID).html == "Done: a daily question at 09:00 (UTC)."
+        assert await bot.count("subscriptions") == 1
+    finally:
+        await stop_harness(bot)
