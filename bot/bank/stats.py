@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from bot.bank.poll_fit import fits_poll
 from bot.domain import LANGUAGES, Question
 
 
@@ -66,7 +67,7 @@ def bank_stats(questions: Iterable[Question]) -> dict[str, Any]:
     for question in questions:
         topic = by_topic.setdefault(question.topic, {
             "specialty": question.specialty, "total": 0, "by_difficulty": {}, "by_language": Counter(),
-            "by_seniority": Counter(), "verified": 0,
+            "by_seniority": Counter(), "verified": 0, "poll_fit": Counter(),
         })
         topic["total"] += 1
         cell = topic["by_difficulty"].setdefault(str(question.difficulty), Counter())
@@ -76,10 +77,14 @@ def bank_stats(questions: Iterable[Question]) -> dict[str, Any]:
         cell["total"] += 1
         topic["by_seniority"][question.seniority] += 1
         topic["verified"] += question.verify is not None
+        fits = [language for language in question.languages if fits_poll(question, language)]
+        topic["poll_fit"].update(fits)
+        topic["poll_fit"]["all"] += len(fits) == len(question.languages)
     for topic in by_topic.values():
         topic["by_difficulty"] = {k: dict(v) for k, v in sorted(topic["by_difficulty"].items())}
         topic["by_language"] = dict(topic["by_language"])
         topic["by_seniority"] = dict(topic["by_seniority"])
+        topic["poll_fit"] = dict(topic["poll_fit"])
         topic["difficulty_share"] = {k: round(v["total"] / topic["total"], 3) for k, v in topic["by_difficulty"].items()}
     keyed = Counter(question.correct_letter for question in questions)
     verified = sum(1 for question in questions if question.verify is not None)
@@ -104,14 +109,18 @@ def bank_stats(questions: Iterable[Question]) -> dict[str, Any]:
 
 def format_stats(stats: dict[str, Any]) -> str:
     """A compact table for a terminal."""
-    lines = [f"{'topic':40} {'total':>5}  {'d1':>4} {'d2':>4} {'d3':>4}  {'en':>4} {'tr':>4}  {'verify':>6}"]
+    lines = [f"{'topic':40} {'total':>5}  {'d1':>4} {'d2':>4} {'d3':>4}  {'en':>4} {'tr':>4}  {'verify':>6}  {'poll':>4}"]
     for name, topic in stats["topics"].items():
         cells = [topic["by_difficulty"].get(str(d), {}).get("total", 0) for d in (1, 2, 3)]
         lines.append(
             f"{name:40} {topic['total']:>5}  {cells[0]:>4} {cells[1]:>4} {cells[2]:>4}  "
-            f"{topic['by_language'].get('en', 0):>4} {topic['by_language'].get('tr', 0):>4}  {topic['verified']:>6}"
+            f"{topic['by_language'].get('en', 0):>4} {topic['by_language'].get('tr', 0):>4}  {topic['verified']:>6}  "
+            f"{topic['poll_fit'].get('all', 0):>4}"
         )
-    lines.append(f"{'all':40} {stats['total']:>5}")
+    polls = sum(topic["poll_fit"].get("all", 0) for topic in stats["topics"].values())
+    lines.append(f"{'all':40} {stats['total']:>5}{'':35}  {polls:>4}")
+    lines.append("poll: questions that fit a native quiz poll in every language they have (no code block or table, "
+                 "stem within 300 characters, options within 100); a chat that chose polls gets one of these")
     letters = ", ".join(f"{k} {v['share']:.0%}" for k, v in stats["keyed_letter"].items())
     longest = ", ".join(f"{k} {v:.0%}" for k, v in stats["longest_is_correct"].items())
     lines.append(f"verify coverage {stats['verify']['share']:.0%} ({stats['verify']['count']}); keyed letters: {letters}")

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from bot.bank.loader import Bank
+from bot.bank.poll_fit import PollFit
 from bot.schedule.clock import Clock
 from bot.caller import Caller, resolve
 from bot.daily.chats import chat_gone, chat_language
@@ -78,6 +79,7 @@ class DailyService:
         self.rng = rng or random.Random()
         self.grace = grace
         self.answers = AnswerWriter(db, retention)  # bursts of members' answers share transactions
+        self.poll_fit = PollFit()
         self.reveals = Reveals(db, bank, clock, self.ports)
 
     async def subscribe(self, caller: Caller, post_time: str, timezone: str = "UTC", topic: str | None = None,
@@ -180,14 +182,20 @@ class DailyService:
         failed = sum(1 for post in sent if post.state == "failed")
         return RunSummary(len(sent) - failed, revealed, failed)
 
-    def _choose(self, chat_id: int, subscription: posts.Subscription | None, seen: dict[str, float]) -> Question | None:
-        """A question matching the filter, not repeated in this chat until the filter's pool is used up."""
+    def _choose(self, chat_id: int, subscription: posts.Subscription | None, seen: dict[str, float],
+                fits: Callable[[Question], bool] | None = None) -> tuple[Question | None, bool]:
+        """A question matching the filter, not repeated in this chat until the filter's pool is used up; and
+        whether it had to ignore `fits` (a chat that asked for polls whose filter has no question fitting
+        one). With `fits`, the choice is among the pool's questions that fit, by the same no-repeat rule."""
         topic = subscription.topic if subscription else None
         pool = self.bank.select((topic,) if topic else (), subscription.difficulty if subscription else None)
+        fitting = [question for question in pool if fits(question)] if fits is not None else pool
+        unfit = fits is not None and not fitting and bool(pool)
+        pool = fitting or pool
         fresh = [question for question in pool if question.id not in seen]
         if fresh:
-            return self.rng.choice(fresh)
-        return min(pool, key=lambda q: (seen[q.id], q.id)) if pool else None
+            return self.rng.choice(fresh), unfit
+        return (min(pool, key=lambda q: (seen[q.id], q.id)) if pool else None), unfit
 
     def _reveal_at(self, subscription: posts.Subscription | None, now: float) -> float:
         """The reveal instant: after the chat's reveal window, and always before its next post."""
@@ -224,7 +232,10 @@ class DailyService:
         for earlier in await posts.open_posts_of_chat(self.db, record.id):
             await self.reveal(earlier)
         now = self.clock.now()
-        question = self._choose(record.id, subscription, await posts.asked_in_chat(self.db, record.id))
+        language = chat_language(record)
+        wants_poll = (as_poll or (subscription is not None and subscription.as_poll)) and poll_port(port) is not None
+        fits = (lambda question: self.poll_fit(question, language)) if wants_poll else None
+        question, unfit = self._choose(record.id, subscription, await posts.asked_in_chat(self.db, record.id), fits)
         if question is None:
             log.warning("chat %d: no question matches its filter", record.id)
             return None
@@ -235,9 +246,9 @@ class DailyService:
             return None
         asked = await records.get_asked(self.db, post.asked_id)
         assert asked is not None
-        delivery = Delivery(asked, question, 1, 1, chat_language(record), None)
-        message = daily_question_message(self.bank, delivery, 0, chat_zone(subscription))
-        if (as_poll or (subscription is not None and subscription.as_poll)) and poll_port(port) is not None:
+        delivery = Delivery(asked, question, 1, 1, language, None)
+        message = daily_question_message(self.bank, delivery, 0, chat_zone(subscription), no_poll_fits=unfit)
+        if wants_poll:
             message = replace(message, poll=quiz_poll(delivery, int(post.reveal_at - now)))
         state, error = await self._send(port, record, message, post)
         await posts.mark_post(self.db, post.id, state, self.clock.now(), error)
@@ -329,9 +340,13 @@ class DailyService:
         if not self._open(post, self.clock.now()):
             return None
         stats = await posts.post_stats(self.db, asked_id, fastest=0)
-        delivery = Delivery(asked, question, 1, 1, chat_language(record), None)
-        zone_of_chat = chat_zone(await posts.get_subscription(self.db, record.id))
-        return daily_question_message(self.bank, delivery, stats.answered, zone_of_chat)
+        language = chat_language(record)
+        delivery = Delivery(asked, question, 1, 1, language, None)
+        subscription = await posts.get_subscription(self.db, record.id)
+        port = self.ports.get(record.platform)
+        unfit = (subscription is not None and subscription.as_poll and port is not None
+                 and poll_port(port) is not None and not self.poll_fit(question, language))
+        return daily_question_message(self.bank, delivery, stats.answered, chat_zone(subscription), no_poll_fits=unfit)
 
     async def reveal_due(self) -> int:
         """Every reveal that is due, as one paced broadcast."""

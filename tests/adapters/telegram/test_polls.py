@@ -94,20 +94,33 @@ async def test_poll_answers_count_like_button_answers(admin: Harness, clock) -> 
     assert "Bob" in board and "Dan" in board and "Leaderboard · this week" in board
 
 
-async def test_a_question_a_poll_cannot_hold_goes_out_with_buttons(admin: Harness) -> None:
-    """sync-basics holds one short question and two with code blocks: the chat chose polls, and gets one poll
-    and two button questions; each earlier post is revealed before the next (a poll is stopped first)."""
+async def test_a_chat_that_chose_polls_gets_a_poll_whenever_its_filter_has_one(admin: Harness) -> None:
+    """sync-basics holds one short question and two with code blocks: the chat chose polls, so every post is
+    a poll, chosen among the questions that fit one (the no-repeat rule within them); each earlier post is
+    revealed before the next (a poll is stopped first)."""
     bot = admin
     await bot.command(ALICE, GROUP, "/subscribe 09:00 UTC sync-basics poll")
     for _ in range(3):
         await bot.command(ALICE, GROUP, "/daily")
     rows = await bot.core.db.fetch_all("SELECT id, question_id FROM asked_questions ORDER BY id")
-    kinds = {row["question_id"]: await poll_of_asked(bot.core.db, row["id"]) is not None for row in rows}
-    assert kinds == {"fx-001": True, "fx-002": False, "fx-003": False}
-    assert len(bot.api.calls_of("sendPoll")) == 1
-    buttons = [stored for stored in bot.api.sent_to(GROUP_ID) if stored.data]
-    assert len(buttons) == 1, "the last one still takes clicks; the one before was revealed in place"
-    await bot.click(BOB, buttons[0], buttons[0].data[0])
+    kinds = [(row["question_id"], await poll_of_asked(bot.core.db, row["id"]) is not None) for row in rows]
+    assert kinds == [("fx-001", True)] * 3
+    assert len(bot.api.calls_of("sendPoll")) == 3 and len(bot.api.calls_of("stopPoll")) == 2
+    assert not [stored for stored in bot.api.sent_to(GROUP_ID) if stored.data], "no button question"
+
+
+async def test_with_no_question_that_fits_a_poll_buttons_and_one_line_why(admin: Harness) -> None:
+    """The chat's filter (sync-basics at difficulty 3) holds only a question with code: it goes out with
+    buttons and says why in one line; clicks count as usual."""
+    bot = admin
+    await bot.command(ALICE, GROUP, "/subscribe 09:00 UTC sync-basics poll")
+    async with bot.core.db.transaction() as connection:
+        await connection.execute("UPDATE subscriptions SET difficulty = 3")
+    await bot.command(ALICE, GROUP, "/daily")
+    assert bot.api.calls_of("sendPoll") == []
+    [question] = [stored for stored in bot.api.sent_to(GROUP_ID) if stored.data]
+    assert "fits a quiz poll" in question.html
+    await bot.click(BOB, question, question.data[0])
     assert await bot.count("answers") == 1
 
 
