@@ -28,6 +28,7 @@ from telegram.warnings import PTBDeprecationWarning
 
 from adapters.telegram.transport import never_left
 from adapters.telegram.render import Rendered, render
+from bot.lanes import priority
 from bot.metrics import count_rate_limited, metered_send
 from bot.port import ChatGone, ChatMoved, DeliveryError, DeliveryUnknown
 from bot.replies import Document
@@ -84,8 +85,10 @@ class Pacer:
 
     @contextlib.asynccontextmanager
     async def slot(self, chat_id: int) -> AsyncIterator[None]:
-        """Room in both windows for the request made inside; it counts until a window after it ends."""
-        async with self._window(chat_id).slot(), self.overall.slot():
+        """Room in both windows for the request made inside; it counts until a window after it ends. The
+        current send lane (bot/lanes.py) decides who goes first: replies, then reveals, then the broadcast."""
+        rank = priority()
+        async with self._window(chat_id).slot(rank), self.overall.slot(rank):
             yield
 
 
@@ -121,7 +124,7 @@ class TelegramPort:
     """DeliveryPort for Telegram, also used by the handlers for every reply they send."""
 
     platform = "telegram"
-    posts_per_second = 29.0  # a broadcast at the port's own even pace; replies take their turn between posts
+    posts_per_second = 29.0  # a broadcast at the port's own even pace; replies and reveals go ahead of it (lanes)
 
     def __init__(self, bot: Bot, pacing: Pacing | None = None, sleep: Sleep = asyncio.sleep) -> None:
         self.bot = bot

@@ -9,6 +9,8 @@ counting over a sliding window answers with 429s. Evenly spaced slots never exce
 from __future__ import annotations
 
 import asyncio
+import heapq
+import itertools
 from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -37,7 +39,8 @@ class SlidingWindow:
     A request may reach the server any time between its start and its response, so each one counts
     from its start until `window` seconds after its response: the server's window can never hold more
     than `count`, whatever the latency, and no second's worth is let out twice (the burst a token bucket
-    allows at each boundary, which a sliding-window server answers with 429s). Waiters go in order.
+    allows at each boundary, which a sliding-window server answers with 429s). Waiters go by lane
+    (`priority`, lower first: bot/lanes.py), then in order of arrival.
     """
 
     def __init__(self, count: int, window: float) -> None:
@@ -46,30 +49,49 @@ class SlidingWindow:
         self.count, self.window = count, window
         self._ends: deque[float] = deque()  # when recent requests finished
         self._in_flight = 0
-        self._turn = asyncio.Lock()  # first come, first served
-        self._changed = asyncio.Event()
+        self._waiting: list[tuple[int, int]] = []  # a heap of (priority, arrival) tickets
+        self._arrivals = itertools.count()
+        self._changed = asyncio.Condition()
 
     def _occupied(self, now: float) -> int:
         while self._ends and self._ends[0] <= now - self.window:
             self._ends.popleft()
         return len(self._ends) + self._in_flight
 
-    @asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
-        """Wait for room, hold it while the request runs, and count it for `window` s after it ends."""
+    async def _enter(self, priority: int) -> None:
         loop = asyncio.get_running_loop()
-        async with self._turn:
-            while self._occupied(loop.time()) >= self.count:
-                self._changed.clear()
-                wait = self._ends[0] + self.window - loop.time() if self._ends else None
-                try:
-                    await asyncio.wait_for(self._changed.wait(), wait)
-                except TimeoutError:
-                    pass
+        ticket = (priority, next(self._arrivals))
+        async with self._changed:
+            heapq.heappush(self._waiting, ticket)
+            try:
+                while self._waiting[0] != ticket or self._occupied(loop.time()) >= self.count:
+                    first = self._waiting[0] == ticket
+                    wait = self._ends[0] + self.window - loop.time() if first and self._ends else None
+                    try:
+                        await asyncio.wait_for(self._changed.wait(), wait)
+                    except TimeoutError:
+                        pass
+            except BaseException:  # cancelled while waiting: the next in line must not wait for us
+                self._waiting.remove(ticket)
+                heapq.heapify(self._waiting)
+                self._changed.notify_all()
+                raise
+            heapq.heappop(self._waiting)
             self._in_flight += 1
+            self._changed.notify_all()  # the next in line may have room too
+
+    async def _wake(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    @asynccontextmanager
+    async def slot(self, priority: int = 0) -> AsyncIterator[None]:
+        """Wait for room (behind every waiter of a lower `priority` number), hold it while the request runs,
+        and count it for `window` s after it ends."""
+        await self._enter(priority)
         try:
             yield
         finally:
             self._in_flight -= 1
-            self._ends.append(loop.time())
-            self._changed.set()
+            self._ends.append(asyncio.get_running_loop().time())
+            await asyncio.shield(self._wake())

@@ -57,3 +57,41 @@ async def test_a_sliding_window_lets_a_burst_of_its_count_go_at_once() -> None:
         async with window.slot():
             pass
     assert loop.time() - started < 0.05
+
+
+async def test_a_reply_goes_ahead_of_a_waiting_broadcast_and_a_reveal_ahead_of_it_too() -> None:
+    """Forty broadcast sends wait for a full window; a reveal and then a reply arrive behind them: the
+    reply gets the next slot, the reveal the one after, and the broadcast keeps the rest in order."""
+    window = SlidingWindow(2, 0.05)
+    order: list[str] = []
+
+    async def send(name: str, rank: int) -> None:
+        async with window.slot(rank):
+            order.append(name)
+
+    broadcast = [asyncio.create_task(send(f"b{i}", 2)) for i in range(40)]
+    await asyncio.sleep(0.01)  # the first two went; the rest wait
+    late = [asyncio.create_task(send("reveal", 1))]
+    await asyncio.sleep(0)
+    late.append(asyncio.create_task(send("reply", 0)))
+    await asyncio.gather(*broadcast, *late)
+    assert order[:2] == ["b0", "b1"]
+    assert order[2:4] == ["reply", "reveal"], order[:6]
+    assert [name for name in order if name.startswith("b")] == [f"b{i}" for i in range(40)]
+
+
+async def test_a_cancelled_waiter_does_not_hold_the_line() -> None:
+    window = SlidingWindow(1, 0.05)
+    done: list[str] = []
+
+    async def send(name: str, rank: int) -> None:
+        async with window.slot(rank):
+            done.append(name)
+
+    await send("first", 2)
+    stuck = asyncio.create_task(send("cancelled", 0))
+    behind = asyncio.create_task(send("behind", 2))
+    await asyncio.sleep(0.005)
+    stuck.cancel()
+    await asyncio.wait_for(behind, 1.0)
+    assert done == ["first", "behind"]
