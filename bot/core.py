@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from bot.bank import BankError, load_bank
@@ -297,8 +298,13 @@ class Core:
         """An open daily question's answer count (for debounced counters); None once it is closed."""
         return await self.daily.answers_so_far(asked_id)
 
-    async def settings(self, chat: ChatRef) -> Message:
-        return await self.daily.settings(await self.caller(chat=chat))
+    async def settings(self, chat: ChatRef, user: UserRef | None = None) -> Message:
+        """The chat's daily-question settings (and why it is paused, if it is). With `user`, in the language
+        of the one who asked (for a reply only they see, as on Discord); nothing is stored about them."""
+        caller = await self.caller(chat=chat)
+        if user is not None:
+            caller = replace(caller, language=await self.language(user, chat))
+        return await self.daily.settings(caller)
 
     async def set_daily_poll(self, chat: ChatRef, as_poll: bool) -> str:
         """The chat's daily question as a quiz poll or with buttons; the confirmation (or why not) to show."""

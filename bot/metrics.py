@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
-from bot.port import ChatGone, ChatMoved, DeliveryUnknown
+from bot.port import ChatForbidden, ChatGone, ChatMoved, DeliveryUnknown
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -52,7 +52,7 @@ def enable() -> Metrics:
             interviews_started=Counter("interview_bot_interviews_started", "Interviews and reviews started",
                                        ["platform"]),
             sends=Counter("interview_bot_sends", "Requests that send or edit a message, by platform and outcome "
-                          "(ok, gone, moved, unknown, error)", ["platform", "outcome"]),
+                          "(ok, gone, forbidden, moved, unknown, error)", ["platform", "outcome"]),
             send_seconds=Histogram("interview_bot_send_seconds", "Time to send or edit one message, waiting for "
                                    "the pace and retries included", ["platform"], buckets=SEND_BUCKETS),
             rate_limited=Counter("interview_bot_rate_limited", "Answers of 429 Too Many Requests from a platform",
@@ -99,7 +99,8 @@ def outcome_of(error: BaseException | None) -> str:
     """A send's outcome as the label the core's delivery errors map to (anything else: error)."""
     if error is None:
         return "ok"
-    for kind, label in ((ChatGone, "gone"), (ChatMoved, "moved"), (DeliveryUnknown, "unknown")):
+    for kind, label in ((ChatGone, "gone"), (ChatForbidden, "forbidden"), (ChatMoved, "moved"),
+                        (DeliveryUnknown, "unknown")):
         if isinstance(error, kind):
             return label
     return "error"

@@ -21,6 +21,12 @@ class ChatGone(DeliveryError):
     """The bot was blocked, removed, or the chat deleted: stop posting there."""
 
 
+class ChatForbidden(DeliveryError):
+    """The chat is still there but the bot may not post in it now (a Discord channel where it lost the
+    Send Messages or View Channel permission): pause, do not stop; a later post may get through.
+    Not a ChatGone: nothing that stops a chat for good may catch it."""
+
+
 class ChatMoved(DeliveryError):
     """The platform gave the chat a new id (a Telegram group upgraded to a supergroup)."""
 

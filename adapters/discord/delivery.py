@@ -1,8 +1,18 @@
 """The core's DeliveryPort on Discord: daily posts, reveals and interview timeouts sent over HTTP.
 
 discord.py handles rate limits (429s) itself. Its errors are translated into the outcomes the core
-treats differently: the channel is gone (no access, deleted, DMs closed), the outcome is unknown
-(a server error or timeout after sending: never resend), or a plain failure.
+treats differently, by Discord's JSON error code first and the HTTP status second:
+
+- gone (ChatGone: the channel's daily question stops for good): 10003 Unknown Channel, 10004 Unknown
+  Guild, 10008 Unknown Message (an edit of a deleted message is posted anew before it gets here),
+  50007 Cannot send messages to this user (a DM channel whose person closed DMs or shares no server
+  with the bot any more: for a DM that is gone, as a block is on Telegram), and any other 404;
+- forbidden (ChatForbidden: the channel is still there but the bot may not post; its daily question
+  pauses and resumes when a post gets through): 50001 Missing Access (no View Channel), 50013 Missing
+  Permissions (no Send Messages, Embed Links, Attach Files ...), and any other 403 code: a 403 means
+  "not allowed", which an admin can undo, never "deleted";
+- unknown (DeliveryUnknown: a server error or timeout after sending: never resend);
+- anything else a plain failure (DeliveryError, logged).
 """
 
 from __future__ import annotations
@@ -15,7 +25,7 @@ import discord
 
 from adapters.discord.render import render
 from bot.metrics import metered_send
-from bot.port import ChatGone, DeliveryError, DeliveryUnknown
+from bot.port import ChatForbidden, ChatGone, DeliveryError, DeliveryUnknown
 from bot.text.messages import Message
 from adapters.common.counter import CounterDebouncer
 from bot.core import ChatRef, Core
@@ -24,12 +34,15 @@ from bot.text.i18n import t
 
 log = logging.getLogger(__name__)
 UNKNOWN_MESSAGE = 10008  # the message was deleted: an edit falls back to a new message
+GONE_CODES = frozenset({10003, 10004, UNKNOWN_MESSAGE, 50007})  # unknown channel, guild, message; DMs closed
 
 
 def translate(error: Exception, *, sending: bool) -> DeliveryError:
-    """A discord.py (or network) error as the core's delivery outcome."""
-    if isinstance(error, (discord.Forbidden, discord.NotFound)):
+    """A discord.py (or network) error as the core's delivery outcome (the rules are the module's docstring)."""
+    if isinstance(error, discord.HTTPException) and (error.code in GONE_CODES or isinstance(error, discord.NotFound)):
         return ChatGone(f"{error.status} {error.code}: {error.text}")
+    if isinstance(error, discord.Forbidden):
+        return ChatForbidden(f"{error.status} {error.code}: {error.text}")
     if isinstance(error, discord.DiscordServerError) or isinstance(error, (asyncio.TimeoutError, aiohttp.ClientError, OSError)):
         return DeliveryUnknown(str(error) or type(error).__name__) if sending else DeliveryError(str(error))
     return DeliveryError(str(error) or type(error).__name__)
@@ -74,7 +87,7 @@ class DiscordPort:
                 sent = await self._channel(chat).send(**part.send_kwargs())
             except (discord.HTTPException, asyncio.TimeoutError, aiohttp.ClientError, OSError) as error:
                 outcome = translate(error, sending=True)
-                if number and not isinstance(outcome, ChatGone):
+                if number and not isinstance(outcome, (ChatGone, ChatForbidden)):
                     outcome = DeliveryUnknown(f"part {number + 1} failed after part 1 was sent: {error}")
                 log.warning("channel %s: send failed: %s", chat.platform_id, type(outcome).__name__)
                 raise outcome from error

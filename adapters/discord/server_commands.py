@@ -77,9 +77,9 @@ async def unsubscribe(interaction: discord.Interaction, channel: Channel | None 
 @server_only()
 async def settings(interaction: discord.Interaction, channel: Channel | None = None) -> None:
     """A channel's daily-question settings."""
-    core = core_of(interaction)
-    await send(interaction, await in_time(interaction, core.settings(chat_ref(interaction, channel)), ephemeral=True),
-               ephemeral=True)
+    core = core_of(interaction)  # only the member who asked sees the reply: in their language
+    shown = core.settings(chat_ref(interaction, channel), user_ref(interaction))
+    await send(interaction, await in_time(interaction, shown, ephemeral=True), ephemeral=True)
 
 
 @app_commands.command(name="leaderboard", description=text("discord.command.leaderboard"))

@@ -2,7 +2,8 @@
 
 Due reveals go out as one paced broadcast; each is claimed first, so that with several workers on one
 database exactly one of them reveals it. A quiz poll cannot be edited into its reveal: it is stopped,
-and the reveal follows as a new message.
+and the reveal follows as a new message. A reveal the chat refuses (a lost permission) is not retried:
+the post is marked revealed and the chat's daily question pauses (bot/daily/chats.py).
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ import logging
 
 from bot.bank.loader import Bank
 from bot.daily.broadcast import broadcast
-from bot.daily.chats import chat_gone, chat_language
+from bot.daily.chats import chat_forbidden, chat_gone, chat_language
 from bot.daily.view import reveal_message
 from bot.interview.engine import Delivery
-from bot.port import ChatGone, DeliveryError, DeliveryPort, PollPort, poll_port
+from bot.port import ChatForbidden, ChatGone, DeliveryError, DeliveryPort, PollPort, poll_port
 from bot.schedule.clock import Clock
 from bot.store import daily as posts
 from bot.store import interviews as records
@@ -79,6 +80,8 @@ class Reveals:
                 await port.send(record.address, message)
         except ChatGone as gone:
             await chat_gone(self.db, record, self.clock.now(), f"reveal of post {post.id}: {gone}")
+        except ChatForbidden as forbidden:  # the reveal is lost; the daily question pauses until a post gets through
+            await chat_forbidden(self.db, record, self.clock.now(), f"reveal of post {post.id}: {forbidden}")
         except DeliveryError as error:
             log.error("chat %d: reveal of post %d failed: %s", record.id, post.id, error)
         await posts.mark_post(self.db, post.id, "revealed", self.clock.now())
@@ -89,7 +92,7 @@ class Reveals:
         """Stop the poll's votes at the reveal; a failure is logged, the reveal still goes out."""
         try:
             await port.close_poll(record.address, ref)
-        except ChatGone:
+        except (ChatGone, ChatForbidden):
             raise
         except DeliveryError as error:
             log.warning("chat %d: closing poll %s failed: %s", record.id, ref, error)

@@ -18,11 +18,11 @@ from bot.bank.loader import Bank
 from bot.bank.poll_fit import PollFit
 from bot.schedule.clock import Clock
 from bot.caller import Caller, resolve
-from bot.daily.chats import chat_gone, chat_language
+from bot.daily.chats import chat_allowed, chat_forbidden, chat_gone, chat_language
 from bot.daily.poll import quiz_poll
 from bot.daily.reveal import Reveals
 from bot.daily.view import daily_question_message, subscription_message
-from bot.port import ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryUnknown, poll_port
+from bot.port import ChatForbidden, ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryUnknown, poll_port
 from bot.domain import LETTERS, AskedQuestion, Question, RecordedAnswer, UserRef
 from bot.interview.engine import Delivery
 from bot.text.messages import Message
@@ -256,7 +256,8 @@ class DailyService:
         return await posts.get_post(self.db, post.id)
 
     async def _send(self, port: DeliveryPort, record: ChatRecord, message, post: posts.DailyPost) -> tuple[str, str | None]:
-        """Send once; follow a moved chat once; never resend after an unknown outcome."""
+        """Send once; follow a moved chat once; never resend after an unknown outcome. A chat that refuses the
+        bot pauses its daily question; a post that gets through resumes it."""
         for _attempt in range(2):
             try:
                 sender = poll_port(port) if message.poll is not None else None
@@ -273,6 +274,9 @@ class DailyService:
             except ChatGone as gone:
                 await chat_gone(self.db, record, self.clock.now(), f"post {post.id}: {gone}")
                 return "failed", f"gone: {gone}"
+            except ChatForbidden as forbidden:
+                await chat_forbidden(self.db, record, self.clock.now(), f"post {post.id}: {forbidden}")
+                return "failed", f"forbidden: {forbidden}"
             except DeliveryUnknown as unknown:
                 log.warning("chat %d: post %d outcome unknown (%s); not resending", record.id, post.id, unknown)
                 return "unknown", str(unknown)
@@ -280,6 +284,7 @@ class DailyService:
                 log.error("chat %d: post %d failed: %s", record.id, post.id, error)
                 return "failed", str(error)
             await records.set_message_ref(self.db, post.asked_id, ref)
+            await chat_allowed(self.db, record, self.clock.now())
             return "sent", None
         return "failed", "chat moved more than once"
 

@@ -27,6 +27,8 @@ class Subscription:
     active: bool
     next_post_at: float | None = None
     as_poll: bool = False  # posted as a native quiz poll where the platform has them
+    paused_at: float | None = None  # when the platform first refused a post or reveal (still scheduled)
+    paused_reason: str | None = None  # why: 'forbidden' (the bot lost its permission in the chat)
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,8 @@ class DailyPost:
 def _subscription(row: Any) -> Subscription:
     weekdays = tuple(int(d) for d in row["weekdays"].split(",")) if row["weekdays"] else None
     return Subscription(row["chat_id"], row["post_time"], row["timezone"], weekdays, row["topic"], row["difficulty"],
-                        row["reveal_after_s"], bool(row["active"]), row["next_post_at"], bool(row["as_poll"]))
+                        row["reveal_after_s"], bool(row["active"]), row["next_post_at"], bool(row["as_poll"]),
+                        row["paused_at"], row["paused_reason"])
 
 
 def _post(row: Any) -> DailyPost:
@@ -89,9 +92,34 @@ async def set_poll_mode(db: Database, chat_id: int, as_poll: bool, now: float) -
 
 
 async def deactivate_subscription(db: Database, chat_id: int, now: float) -> bool:
+    """Stop the chat's daily question (a pause ends with it: a new subscription starts unpaused)."""
     async with db.transaction() as connection:
         cursor = await connection.execute(
-            "UPDATE subscriptions SET active = 0, updated_at = ? WHERE chat_id = ? AND active = 1", (now, chat_id))
+            "UPDATE subscriptions SET active = 0, paused_at = NULL, paused_reason = NULL, updated_at = ? "
+            "WHERE chat_id = ? AND active = 1", (now, chat_id))
+        return cursor.rowcount == 1
+
+
+async def pause_subscription(db: Database, chat_id: int, reason: str, now: float) -> bool:
+    """Mark the chat's active daily question paused (it stays scheduled); a pause that goes on keeps its
+    first instant. False when the chat has no active subscription."""
+    async with db.transaction() as connection:
+        cursor = await connection.execute(
+            "UPDATE subscriptions SET paused_at = coalesce(paused_at, ?), paused_reason = ?, updated_at = ? "
+            "WHERE chat_id = ? AND active = 1", (now, reason, now, chat_id))
+        return cursor.rowcount == 1
+
+
+async def resume_subscription(db: Database, chat_id: int, now: float) -> bool:
+    """End the chat's pause; False when it was not paused. Called after every post that got through, so
+    the common case is one read and no write."""
+    if await db.fetch_one("SELECT 1 FROM subscriptions WHERE chat_id = ? AND paused_at IS NOT NULL",
+                          (chat_id,)) is None:
+        return False
+    async with db.transaction() as connection:
+        cursor = await connection.execute(
+            "UPDATE subscriptions SET paused_at = NULL, paused_reason = NULL, updated_at = ? "
+            "WHERE chat_id = ? AND paused_at IS NOT NULL", (now, chat_id))
         return cursor.rowcount == 1
 
 

@@ -225,6 +225,13 @@ MIGRATIONS: tuple[str | dict[str, str], ...] = (
         PRIMARY KEY (platform, poll_id)
     );
     """,
+    # 10: a subscription paused because the platform refuses the bot in that chat (a Discord channel whose
+    # Send Messages/View Channel permission it lost): still scheduled, resumed by the next post that gets
+    # through; the reason ('forbidden') and when, for /settings to tell an admin.
+    """
+    ALTER TABLE subscriptions ADD COLUMN paused_at REAL;
+    ALTER TABLE subscriptions ADD COLUMN paused_reason TEXT;
+    """,
 )
 
 LATEST = len(MIGRATIONS)

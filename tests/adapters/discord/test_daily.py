@@ -101,5 +101,7 @@ async def test_timezone_autocomplete(discord_) -> None:
 
 async def test_a_turkish_server_reads_settings_in_turkish(discord_) -> None:
     discord_.guild_locale = "tr"
-    [settings] = await discord_.command("settings", ADA)
+    [settings] = await discord_.command("settings", ADA, locale="tr")
     assert "Bu sohbette günün sorusu yok" in settings.text()
+    [settings] = await discord_.command("settings", BOB, locale="en-GB")  # the reply only Bob sees: his language
+    assert "This chat has no daily question" in settings.text()

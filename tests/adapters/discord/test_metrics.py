@@ -10,7 +10,7 @@ from prometheus_client import REGISTRY
 from adapters.discord.metrics import RATE_LIMIT_LOGGER
 from bot.domain import ChatAddress
 from bot.metrics import enable
-from bot.port import ChatGone
+from bot.port import ChatForbidden, ChatGone
 from bot.text.messages import Message, Paragraph
 from tests.adapters.discord.harness import CHANNEL_ID, http_error, user
 
@@ -25,14 +25,19 @@ def sample(name: str, **labels: str) -> float:
 
 
 async def test_port_sends_are_counted_by_outcome(discord_, recorder) -> None:
-    ok, gone = (sample("interview_bot_sends_total", platform="discord", outcome=o) for o in ("ok", "gone"))
+    ok, gone, forbidden = (sample("interview_bot_sends_total", platform="discord", outcome=o)
+                           for o in ("ok", "gone", "forbidden"))
     where = ChatAddress("discord", str(CHANNEL_ID))
     await discord_.client.port.send(where, Message((Paragraph("hello"),)))
-    recorder.fail("POST", f"/channels/{CHANNEL_ID}/messages", http_error(403, 50001, "Missing Access"))
+    recorder.fail("POST", f"/channels/{CHANNEL_ID}/messages", http_error(404, 10003, "Unknown Channel"))
     with pytest.raises(ChatGone):
+        await discord_.client.port.send(where, Message((Paragraph("hello"),)))
+    recorder.fail("POST", f"/channels/{CHANNEL_ID}/messages", http_error(403, 50013, "Missing Permissions"))
+    with pytest.raises(ChatForbidden):
         await discord_.client.port.send(where, Message((Paragraph("hello"),)))
     assert sample("interview_bot_sends_total", platform="discord", outcome="ok") == ok + 1
     assert sample("interview_bot_sends_total", platform="discord", outcome="gone") == gone + 1
+    assert sample("interview_bot_sends_total", platform="discord", outcome="forbidden") == forbidden + 1
 
 
 async def test_commands_are_in_flight_only_while_they_run(discord_, monkeypatch) -> None:
