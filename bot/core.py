@@ -66,12 +66,15 @@ class Core:
         self.daily = DailyService(db, bank, self.clock, self.ports, self.rng, retention=review_retention)
         self.scores = ScoresService(db, self.clock)
         self.progress_view = ProgressService(db, bank, self.clock)
-        self.timer: Timer | None = None  # daily posts and reveals
+        self.timer: Timer | None = None  # daily posts
+        self.reveals: Timer | None = None  # reveals, apart: a six-minute posting broadcast never holds one back
         self.deadlines: Timer | None = None  # interview deadlines, apart: a long broadcast never delays one
         if scheduled:
             scheduler = shared_scheduler()
-            self.timer = Timer(self.daily.run_due, self.daily.next_moment, self.clock, scheduler=scheduler,
+            self.timer = Timer(self.daily.post_due, self.daily.next_post_moment, self.clock, scheduler=scheduler,
                                name="daily")
+            self.reveals = Timer(self.daily.reveal_due, self.daily.next_reveal_moment, self.clock,
+                                 scheduler=scheduler, name="reveals")
             self.deadlines = Timer(self.interviews.expire, self.interviews.next_deadline, self.clock,
                                    scheduler=scheduler, name="deadlines")
 
@@ -95,14 +98,15 @@ class Core:
     async def start(self) -> None:
         """Catch up on what was missed while down, then wake for what comes next."""
         await self.daily.schedule_missing()
-        if self.timer is not None and self.deadlines is not None:
-            self.timer.start()  # their first ticks catch up at once
+        if self.timer is not None and self.reveals is not None and self.deadlines is not None:
+            self.reveals.start()  # their first ticks catch up at once
+            self.timer.start()
             self.deadlines.start()
         else:
             await self.tick()
 
     async def close(self) -> None:
-        for timer in (self.timer, self.deadlines):
+        for timer in (self.timer, self.reveals, self.deadlines):
             if timer is not None:
                 await timer.stop()
         close_chart_worker()
@@ -115,7 +119,7 @@ class Core:
 
     def _poke(self) -> None:
         """Something new is scheduled or deliverable: the timer re-reads the earliest due moment."""
-        for timer in (self.timer, self.deadlines):
+        for timer in (self.timer, self.reveals, self.deadlines):
             if timer is not None:
                 timer.poke()
 

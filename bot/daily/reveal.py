@@ -12,6 +12,7 @@ import logging
 
 from bot.bank.loader import Bank
 from bot.daily.broadcast import broadcast
+from bot.lanes import lane
 from bot.daily.chats import chat_forbidden, chat_gone, chat_language
 from bot.daily.view import reveal_message
 from bot.interview.engine import Delivery
@@ -38,7 +39,8 @@ class Reveals:
         chats = await get_chats(self.db, [post.chat_id for post in due])
         work = [(chats[post.chat_id].platform, post) for post in due if post.chat_id in chats]
         rates = {name: port.posts_per_second for name, port in self.ports.items()}
-        return sum(await broadcast(work, rates, self.reveal))
+        with lane("reveal"):  # behind people's replies, ahead of a posting broadcast
+            return sum(await broadcast(work, rates, self.reveal))
 
     async def reveal(self, post: posts.DailyPost) -> bool:
         """Reveal a post once, whichever of several workers found it due: the one that claims it, if it

@@ -31,6 +31,7 @@ from bot.daily.broadcast import broadcast
 from bot.daily.schedule import PostSchedule, chat_zone, schedule_of
 from bot.schedule.localtime import local_date, parse_hhmm, zone
 from bot.interview.selection import shuffled_options
+from bot.lanes import lane
 from bot.learner.items import Item
 from bot.review.cards import DEFAULT_RETENTION
 from bot.store import daily as posts
@@ -153,9 +154,27 @@ class DailyService:
         """The earliest instant at which a post or a reveal is due, for the daily timer to wake."""
         return await posts.next_moment(self.db, self.ports)
 
+    async def next_post_moment(self) -> float | None:
+        """The earliest instant at which a scheduled post is due, for the posting timer."""
+        return await posts.next_post_moment(self.db, self.ports)
+
+    async def next_reveal_moment(self) -> float | None:
+        """The earliest instant at which a reveal is due, for the reveal timer."""
+        return await posts.next_reveal_moment(self.db, self.ports)
+
     async def run_due(self) -> RunSummary:
         """Reveal what is due, then post every scheduled question that is due: each as one paced broadcast."""
         revealed = await self.reveal_due()
+        summary = await self.post_due()
+        return replace(summary, revealed=revealed)
+
+    async def post_due(self) -> RunSummary:
+        """Post every scheduled question that is due, as one paced broadcast in the broadcast lane: people's
+        replies and reveals go ahead of its sends (bot/lanes.py)."""
+        with lane("broadcast"):
+            return await self._post_due()
+
+    async def _post_due(self) -> RunSummary:
         now = self.clock.now()
         due = await posts.due_subscriptions(self.db, now, self.ports)
         chats = await get_chats(self.db, [subscription.chat_id for subscription in due])
@@ -180,7 +199,7 @@ class DailyService:
         await posts.set_next_posts(self.db, advanced, {s.chat_id: s.next_post_at for s in due})
         sent = [post for post in results if post is not None]
         failed = sum(1 for post in sent if post.state == "failed")
-        return RunSummary(len(sent) - failed, revealed, failed)
+        return RunSummary(len(sent) - failed, 0, failed)
 
     def _choose(self, chat_id: int, subscription: posts.Subscription | None, seen: dict[str, float],
                 fits: Callable[[Question], bool] | None = None) -> tuple[Question | None, bool]:

@@ -49,40 +49,45 @@ class SlidingWindow:
         self.count, self.window = count, window
         self._ends: deque[float] = deque()  # when recent requests finished
         self._in_flight = 0
-        self._waiting: list[tuple[int, int]] = []  # a heap of (priority, arrival) tickets
+        self._waiting: list[list] = []  # a heap of [priority, arrival, future]: only the first is ever woken
         self._arrivals = itertools.count()
-        self._changed = asyncio.Condition()
 
     def _occupied(self, now: float) -> int:
         while self._ends and self._ends[0] <= now - self.window:
             self._ends.popleft()
         return len(self._ends) + self._in_flight
 
+    def _wake_first(self) -> None:
+        if self._waiting and not self._waiting[0][2].done():
+            self._waiting[0][2].set_result(None)
+
     async def _enter(self, priority: int) -> None:
         loop = asyncio.get_running_loop()
-        ticket = (priority, next(self._arrivals))
-        async with self._changed:
-            heapq.heappush(self._waiting, ticket)
-            try:
-                while self._waiting[0] != ticket or self._occupied(loop.time()) >= self.count:
-                    first = self._waiting[0] == ticket
-                    wait = self._ends[0] + self.window - loop.time() if first and self._ends else None
-                    try:
-                        await asyncio.wait_for(self._changed.wait(), wait)
-                    except TimeoutError:
-                        pass
-            except BaseException:  # cancelled while waiting: the next in line must not wait for us
-                self._waiting.remove(ticket)
-                heapq.heapify(self._waiting)
-                self._changed.notify_all()
-                raise
-            heapq.heappop(self._waiting)
-            self._in_flight += 1
-            self._changed.notify_all()  # the next in line may have room too
-
-    async def _wake(self) -> None:
-        async with self._changed:
-            self._changed.notify_all()
+        if not self._waiting and self._occupied(loop.time()) < self.count:
+            self._in_flight += 1  # room and nobody waiting: no queue at all
+            return
+        ticket = [priority, next(self._arrivals), loop.create_future()]
+        heapq.heappush(self._waiting, ticket)
+        try:
+            while self._waiting[0] is not ticket or self._occupied(loop.time()) >= self.count:
+                if ticket[2].done():
+                    ticket[2] = loop.create_future()
+                first = self._waiting[0] is ticket
+                timer = loop.call_later(self._ends[0] + self.window - loop.time(), self._wake_first) \
+                    if first and self._ends else None
+                try:
+                    await ticket[2]
+                finally:
+                    if timer is not None:
+                        timer.cancel()
+        except BaseException:  # cancelled while waiting: the next in line must not wait for us
+            self._waiting.remove(ticket)
+            heapq.heapify(self._waiting)
+            self._wake_first()
+            raise
+        heapq.heappop(self._waiting)
+        self._in_flight += 1
+        self._wake_first()  # the next in line may have room too
 
     @asynccontextmanager
     async def slot(self, priority: int = 0) -> AsyncIterator[None]:
@@ -94,4 +99,4 @@ class SlidingWindow:
         finally:
             self._in_flight -= 1
             self._ends.append(asyncio.get_running_loop().time())
-            await asyncio.shield(self._wake())
+            self._wake_first()

@@ -175,6 +175,28 @@ async def next_moment(db: Database, platforms: Collection[str]) -> float | None:
     return row[0] if row and row[0] is not None else None
 
 
+async def next_post_moment(db: Database, platforms: Collection[str]) -> float | None:
+    """The earliest instant at which a scheduled post is due, for the posting timer."""
+    if not platforms:
+        return None
+    values = tuple(platforms)
+    row = await db.fetch_one(
+        f"""SELECT min(s.next_post_at) FROM subscriptions s JOIN chats c ON c.id = s.chat_id
+             WHERE s.active = 1 AND s.next_post_at IS NOT NULL AND c.platform IN ({placeholders(values)})""", values)
+    return row[0] if row and row[0] is not None else None
+
+
+async def next_reveal_moment(db: Database, platforms: Collection[str]) -> float | None:
+    """The earliest instant at which a post's reveal is due, for the reveal timer."""
+    if not platforms:
+        return None
+    values = tuple(platforms)
+    row = await db.fetch_one(
+        f"""SELECT min(p.reveal_at) FROM daily_posts p JOIN chats c ON c.id = p.chat_id
+             WHERE p.state IN ('sent', 'unknown') AND c.platform IN ({placeholders(values)})""", values)
+    return row[0] if row and row[0] is not None else None
+
+
 async def create_post(db: Database, chat_id: int, question_id: str, option_order: tuple[int, ...], kind: str,
                       local_day: str, reveal_at: float, now: float) -> DailyPost | None:
     """Record the intent to post; None when this chat already has its scheduled post for that day."""
