@@ -235,6 +235,11 @@ class Core:
         return ClickReply(t(caller.language, "daily.right" if answer.correct else "daily.wrong"),
                           counter=(answer.asked_id, answer.answered), correct=answer.correct)
 
+    async def poll_seen(self, platform: str, poll_ref: str, question: str, options: Sequence[str]) -> bool:
+        """The platform showed the state of one of the bot's polls: if it is a poll whose send outcome was
+        unknown, it is linked to its post now and the votes that waited for it count."""
+        return await self.daily.poll_seen(platform, poll_ref, question, options)
+
     async def poll_answer(self, user: UserRef, poll_ref: str, option_ids: Sequence[int]) -> DailyAnswer | None:
         """A vote in a quiz poll the bot posted (`poll_ref`: the platform's poll id; `option_ids`: positions as
         shown): the same answer a button click records. None when nothing was recorded: a retracted vote, a

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from telegram import Bot, BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats, Update
 from telegram.error import TelegramError
 from telegram.ext import (Application, ApplicationBuilder, ApplicationHandlerStop, CallbackQueryHandler,
-                          ChatMemberHandler, CommandHandler, ContextTypes, MessageHandler, PollAnswerHandler,
+                          ChatMemberHandler, CommandHandler, ContextTypes, MessageHandler, PollAnswerHandler, PollHandler,
                           SimpleUpdateProcessor, TypeHandler, filters)
 
 from adapters.telegram import clicks, group, handlers, menus
@@ -32,7 +32,7 @@ from bot.core import Core
 from bot.metrics import in_flight
 
 log = logging.getLogger(__name__)
-ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER, Update.POLL_ANSWER]
+ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER, Update.POLL_ANSWER, Update.POLL]
 CONCURRENT_UPDATES = 16
 REQUESTS = "bot_api_requests"  # bot_data key: the application's two AiohttpRequests (sends, getUpdates)
 BOOTSTRAP_RETRIES = 5  # deleteWebhook / setWebhook at start-up: a passing network error must not end the process
@@ -123,6 +123,7 @@ def register(application: Application) -> None:
     application.add_handler(CallbackQueryHandler(clicks.answer_click))
     application.add_handler(ChatMemberHandler(group.membership, ChatMemberHandler.MY_CHAT_MEMBER))
     application.add_handler(PollAnswerHandler(group.poll_answer))
+    application.add_handler(PollHandler(group.poll_state))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, group.migrated))
     application.add_error_handler(on_error)
 

@@ -106,6 +106,14 @@ async def poll_answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     await services(context).core.poll_answer(user_ref(answer.user), answer.poll_id, answer.option_ids)
 
 
+async def poll_state(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A poll of the bot's changed (a vote, or it closed): a poll whose send timed out is found this way."""
+    poll = update.poll
+    if poll is None:
+        return
+    await services(context).core.poll_seen(PLATFORM, poll.id, poll.question, [option.text for option in poll.options])
+
+
 async def leaderboard(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """/leaderboard [week|month|all]: this group's board."""
     period = (context.args[0].lower() if context.args else "week")

@@ -75,11 +75,11 @@ class Reveals:
             closer = poll_port(port) if await polls.poll_of_asked(self.db, asked.id) else None
             if closer is not None and ref is not None:  # a poll cannot become the reveal: stop it, then tell
                 await self._close_poll(closer, record, ref)
-                await port.send(record.address, message)
+                await self._send_once(port, record, post, message)
             elif ref is not None:
-                await port.edit(record.address, ref, message)
+                await port.edit(record.address, ref, message)  # an edit: repeating it after a crash is harmless
             else:
-                await port.send(record.address, message)
+                await self._send_once(port, record, post, message)
         except ChatGone as gone:
             await chat_gone(self.db, record, self.clock.now(), f"reveal of post {post.id}: {gone}")
         except ChatForbidden as forbidden:  # the reveal is lost; the daily question pauses until a post gets through
@@ -89,6 +89,15 @@ class Reveals:
         await posts.mark_post(self.db, post.id, "revealed", self.clock.now())
         log.info("chat %d: post %d revealed (%d answered, %d right)", record.id, post.id, stats.answered, stats.right)
         return True
+
+    async def _send_once(self, port: DeliveryPort, record: ChatRecord, post: posts.DailyPost, message) -> None:
+        """A reveal that is a new message is recorded before it is sent: a run after a crash in between
+        finds it recorded and does not send it again (at most once; the log says it may be missing)."""
+        if not await posts.start_reveal(self.db, post.id, self.clock.now()):
+            log.warning("chat %d: post %d's reveal was being sent when the bot stopped; not sending it twice",
+                        record.id, post.id)
+            return
+        await port.send(record.address, message)
 
     async def _close_poll(self, port: PollPort, record: ChatRecord, ref: str) -> None:
         """Stop the poll's votes at the reveal; a failure is logged, the reveal still goes out."""

@@ -258,6 +258,23 @@ async def open_posts_of_chat(db: Database, chat_id: int) -> list[DailyPost]:
     return [_post(row) for row in rows]
 
 
+async def unknown_posts(db: Database, platform: str, since: float) -> list[DailyPost]:
+    """Posts on `platform` whose send outcome was unknown, created after `since`."""
+    rows = await db.fetch_all(
+        """SELECT p.* FROM daily_posts p JOIN chats c ON c.id = p.chat_id
+            WHERE p.state = 'unknown' AND c.platform = ? AND p.created_at >= ? ORDER BY p.id""", (platform, since))
+    return [_post(row) for row in rows]
+
+
+async def start_reveal(db: Database, post_id: int, now: float) -> bool:
+    """Record that a post's reveal is about to go out as a new message (not an idempotent edit); False when
+    an earlier run recorded it already (it may have gone out before a crash: never send it twice)."""
+    async with db.transaction() as connection:
+        result = await connection.execute(
+            "UPDATE daily_posts SET reveal_started_at = ? WHERE id = ? AND reveal_started_at IS NULL", (now, post_id))
+    return result.rowcount == 1
+
+
 async def posts_to_reveal(db: Database, now: float, platforms: Collection[str]) -> list[DailyPost]:
     """Posts due for their reveal in chats whose adapter is running, earliest first."""
     if not platforms:

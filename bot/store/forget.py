@@ -44,5 +44,9 @@ async def forget_user(db: Database, user_id: int) -> Forgotten:
                    AND NOT EXISTS (SELECT 1 FROM interviews WHERE chat_id = ?)
                    AND NOT EXISTS (SELECT 1 FROM subscriptions WHERE chat_id = ?)""",
                 (chat_id, chat_id, chat_id, chat_id))
+        await connection.execute(  # poll votes still waiting for their poll to be known
+            """DELETE FROM poll_votes_waiting WHERE EXISTS (
+                 SELECT 1 FROM users u WHERE u.id = ? AND u.platform = poll_votes_waiting.platform
+                    AND u.platform_user_id = poll_votes_waiting.platform_user_id)""", (user_id,))
         await connection.execute("DELETE FROM users WHERE id = ?", (user_id,))
     return Forgotten(answers, interviews, cards)

@@ -232,6 +232,22 @@ MIGRATIONS: tuple[str | dict[str, str], ...] = (
     ALTER TABLE subscriptions ADD COLUMN paused_at REAL;
     ALTER TABLE subscriptions ADD COLUMN paused_reason TEXT;
     """,
+    # 11: votes and reveals exactly once. A poll vote that arrives before its poll's id is stored (or for a
+    # poll whose send outcome was unknown) waits here until the poll is linked, then counts; a poll's reveal
+    # (a new message, not an idempotent edit) is recorded before it is sent, so a crash never sends it twice.
+    """
+    CREATE TABLE poll_votes_waiting (
+        platform TEXT NOT NULL,
+        poll_id TEXT NOT NULL,
+        platform_user_id TEXT NOT NULL,
+        user_name TEXT NOT NULL,
+        language_code TEXT,
+        option_ids TEXT NOT NULL,
+        arrived_at REAL NOT NULL,
+        PRIMARY KEY (platform, poll_id, platform_user_id)
+    );
+    ALTER TABLE daily_posts ADD COLUMN reveal_started_at REAL;
+    """,
 )
 
 LATEST = len(MIGRATIONS)
