@@ -4,7 +4,9 @@ A chat's sends are paced (about one a second into a private chat, 19 a minute in
 that awaited its reply held one of the few update slots for as long as its chat's backlog lasted, so a
 busy chat stalled everyone else. Here each chat has a FIFO drained by one task of its own: replies in a
 chat keep their order (a question before its edit), chats never wait for each other, and a chat's
-backlog is bounded, the newest replies beyond it dropped with a log line rather than held in memory.
+backlog is bounded. Past the bound nobody is dropped silently: an edit of a message already waiting to
+be edited replaces that edit in place (only the last state matters), and a reply that does not fit is
+dropped with one "busy, try again" note per backlog, put at the front of the chat's queue.
 """
 
 from __future__ import annotations
@@ -27,24 +29,53 @@ class ChatQueues:
     def __init__(self, max_pending: int = MAX_PENDING) -> None:
         self.max_pending = max_pending
         self._queues: dict[Hashable, deque[Job]] = {}
+        self._keys: dict[Hashable, dict[Hashable, int]] = {}  # chat -> edit key -> how many jobs with it wait
+        self._latest: dict[tuple[Hashable, Hashable], Job] = {}  # the newest job of each waiting edit key
+        self._busy: set[Hashable] = set()  # chats told "busy" in their current backlog
         self._tasks: dict[Hashable, asyncio.Task[None]] = {}
         self._closed = False
         self.dropped = 0
 
-    def submit(self, chat: Hashable, job: Job) -> bool:
-        """Queue `job` behind the chat's earlier sends; False when the chat's backlog is full (dropped)."""
+    def submit(self, chat: Hashable, job: Job, *, key: Hashable | None = None, busy: Job | None = None) -> bool:
+        """Queue `job` behind the chat's earlier sends. `key` names an edit: while one with the same key waits,
+        this one replaces it (coalesced). False when the chat's backlog is full: the job is dropped, and the
+        chat's first refusal in this backlog queues `busy` (a short "try again" note) at the front."""
         if self._closed:
             log.warning("chat %s: a reply after shutdown began was dropped", chat)
             return False
+        if key is not None and self._keys.get(chat, {}).get(key):
+            self._latest[(chat, key)] = job  # the waiting edit sends this newer state instead
+            return True
         queue = self._queues.setdefault(chat, deque())
         if len(queue) >= self.max_pending:
             self.dropped += 1
-            log.warning("chat %s: %d replies already waiting; this one is dropped", chat, len(queue))
+            if busy is not None and chat not in self._busy:
+                self._busy.add(chat)
+                queue.appendleft(busy)
+                log.warning("chat %s: %d replies already waiting; this one is dropped and the chat told so",
+                            chat, len(queue) - 1)
+            else:
+                log.warning("chat %s: %d replies already waiting; this one is dropped", chat, len(queue))
             return False
+        if key is not None:
+            self._keys.setdefault(chat, {})[key] = self._keys.get(chat, {}).get(key, 0) + 1
+            self._latest[(chat, key)] = job
+            job = self._keyed(chat, key)
         queue.append(job)
         if chat not in self._tasks:
             self._tasks[chat] = asyncio.create_task(self._drain(chat), name=f"chat-sends-{chat}")
         return True
+
+    def _keyed(self, chat: Hashable, key: Hashable) -> Job:
+        """A queued edit that sends the newest state submitted under its key when its turn comes."""
+        async def run() -> object:
+            counts = self._keys[chat]
+            counts[key] -= 1
+            latest = self._latest.pop((chat, key)) if not counts[key] else self._latest[(chat, key)]
+            if not counts[key]:
+                del counts[key]
+            return await latest()
+        return run
 
     def pending(self, chat: Hashable) -> int:
         return len(self._queues.get(chat, ()))
@@ -65,8 +96,10 @@ class ChatQueues:
                     log.exception("chat %s: a queued reply failed", chat)
         finally:
             del self._tasks[chat]
+            self._busy.discard(chat)  # a new backlog may be told again
             if not queue:
                 self._queues.pop(chat, None)
+                self._keys.pop(chat, None)
 
     async def join(self) -> None:
         """Wait until every queue is empty (tests and shutdown)."""

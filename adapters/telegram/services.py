@@ -70,7 +70,15 @@ async def reply(update: Update, context: ContextTypes.DEFAULT_TYPE, message: Mes
     assert update.effective_chat is not None
     chat_id = update.effective_chat.id
     app = services(context)
-    app.queues.submit(chat_id, partial(app.port.post, chat_id, message))
+    app.queues.submit(chat_id, partial(app.port.post, chat_id, message), busy=partial(busy_note, update, context))
+
+
+async def busy_note(update: Update, context: ContextTypes.DEFAULT_TYPE) -> object:
+    """The one "busy here, try again" a full chat queue sends at its front, in the update's language."""
+    assert update.effective_chat is not None
+    app = services(context)
+    return await app.port.post(update.effective_chat.id, app.core.text(await language_of(update, context),
+                                                                       "flood.busy"))
 
 
 async def reply_key(update: Update, context: ContextTypes.DEFAULT_TYPE, key: str, **values: object) -> None:
@@ -89,7 +97,7 @@ async def deliver(context: ContextTypes.DEFAULT_TYPE, chat_id: int, outgoing: Ou
 async def edit(context: ContextTypes.DEFAULT_TYPE, chat_id: int, message_id: int, message: Message) -> None:
     """Queue an edit of a message in the chat, in order with the chat's other sends."""
     app = services(context)
-    app.queues.submit(chat_id, partial(app.port.replace, chat_id, message_id, message))
+    app.queues.submit(chat_id, partial(app.port.replace, chat_id, message_id, message), key=("edit", message_id))
 
 
 def counter_edits(core: Core, port: TelegramPort, delay: float) -> CounterDebouncer[tuple[int, int, int]]:

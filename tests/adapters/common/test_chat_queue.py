@@ -1,56 +1,54 @@
-"""Per-chat send queues: order within a chat, no waiting across chats, failures contained."""
+"""The per-chat queue's rules past its bound: edits coalesce, and a refused reply queues one busy note."""
 
 from __future__ import annotations
 
 import asyncio
-import logging
 
 from adapters.common.chat_queue import ChatQueues
-from bot.port import ChatGone, DeliveryError
 
 
-async def test_chats_do_not_wait_for_each_other_and_keep_their_own_order() -> None:
-    queues, done, slow = ChatQueues(), [], asyncio.Event()
+async def test_waiting_edits_of_one_message_coalesce_into_the_newest() -> None:
+    queues = ChatQueues(max_pending=2)
+    gate = asyncio.Event()
+    done: list[str] = []
 
-    async def send(chat: str, text: str, gate: asyncio.Event | None = None) -> None:
-        if gate is not None:
+    async def job(name: str) -> None:
+        if name == "first":
             await gate.wait()
-        done.append((chat, text))
+        done.append(name)
 
-    queues.submit("busy", lambda: send("busy", "1", slow))
-    queues.submit("busy", lambda: send("busy", "2"))
-    queues.submit("quiet", lambda: send("quiet", "a"))
-    await asyncio.sleep(0.01)
-    assert done == [("quiet", "a")], "the quiet chat went out while the busy one waited"
-    slow.set()
+    def run(name: str):
+        return lambda: job(name)
+
+    assert queues.submit(1, run("first"))
+    await asyncio.sleep(0)  # "first" is being sent; the queue behind it is empty
+    for state in range(5):
+        assert queues.submit(1, run(f"edit {state}"), key=("edit", 9)), "an edit of a waiting edit always fits"
+    assert queues.pending(1) == 1
+    gate.set()
     await queues.join()
-    assert done == [("quiet", "a"), ("busy", "1"), ("busy", "2")]
+    assert done == ["first", "edit 4"], "only the newest state is sent"
 
 
-async def test_a_failed_send_is_logged_and_the_chat_goes_on_but_a_gone_chat_stops(caplog) -> None:
-    caplog.set_level(logging.INFO)
-    queues, done = ChatQueues(), []
+async def test_a_full_queue_queues_one_busy_note_at_its_front() -> None:
+    queues = ChatQueues(max_pending=2)
+    gate = asyncio.Event()
+    done: list[str] = []
 
-    async def fail(error: Exception) -> None:
-        raise error
+    async def job(name: str) -> None:
+        if name == "first":
+            await gate.wait()
+        done.append(name)
 
-    async def ok(text: str) -> None:
-        done.append(text)
+    def run(name: str):
+        return lambda: job(name)
 
-    queues.submit("c", lambda: fail(DeliveryError("refused")))
-    queues.submit("c", lambda: fail(RuntimeError("bug")))
-    queues.submit("c", lambda: ok("after"))
-    queues.submit("g", lambda: fail(ChatGone("kicked")))
-    queues.submit("g", lambda: ok("never"))
+    queues.submit(1, run("first"))
+    await asyncio.sleep(0)
+    assert queues.submit(1, run("a")) and queues.submit(1, run("b"))
+    assert not queues.submit(1, run("c"), busy=run("busy"))
+    assert not queues.submit(1, run("d"), busy=run("busy again"))
+    gate.set()
     await queues.join()
-    assert done == ["after"]
-    assert "not delivered" in caplog.text and "queued reply failed" in caplog.text and "gone" in caplog.text
-
-
-async def test_close_waits_a_grace_then_drops_the_rest() -> None:
-    queues, forever = ChatQueues(), asyncio.Event()
-    queues.submit("c", forever.wait)
-    queues.submit("c", forever.wait)
-    await queues.close(grace=0.05)
-    assert queues.pending("c") == 0, "the waiting send was dropped, the stuck one cancelled"
-    assert queues.submit("c", forever.wait) is False, "nothing is taken after close"
+    assert done == ["first", "busy", "a", "b"]
+    assert queues.dropped == 2

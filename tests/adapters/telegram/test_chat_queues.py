@@ -53,13 +53,20 @@ async def test_a_chats_replies_keep_their_order(bot, api) -> None:
     assert texts[0::2] == [texts[0]] * 3 and texts[1::2] == [texts[1]] * 2, "each reply in the order asked"
 
 
-async def test_a_full_chat_queue_drops_the_newest_and_says_so_in_the_log(api, core, caplog) -> None:
-    bot = await start_harness(api, core, pacing=SLOW_GROUP)
+async def test_a_full_chat_queue_tells_the_chat_it_is_busy_once(api, core, caplog) -> None:
+    """Past the bound, a member's request is not dropped silently: the chat gets one "busy, try again" note
+    ahead of its backlog (once per backlog), and the log says so."""
+    bot = await start_harness(api, core, pacing=Pacing(overall=(1000, 1.0), group=(1, 0.3), private=(1000, 1.0)))
     bot.services.queues.max_pending = 3
     try:
         for number in range(8):
             await _handle(bot, command(member(6000 + number), group(GROUP_ID), f"/help {number}"))
-        assert bot.services.queues.dropped >= 2 and "replies already waiting" in caplog.text
+        assert bot.services.queues.dropped >= 2 and "chat told so" in caplog.text
+        await asyncio.wait_for(bot.services.queues.join(), 10)
+        texts = [stored.html for stored in api.sent_to(GROUP_ID)]
+        assert sum("try again" in text for text in texts) == 1, texts
+        note = next(index for index, text in enumerate(texts) if "try again" in text)
+        assert len(texts) - note - 1 == 3, "the note went ahead of the three replies that were waiting"
     finally:
         await bot.services.queues.close(grace=0.1)
         await stop_harness(bot)
