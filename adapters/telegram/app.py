@@ -20,6 +20,7 @@ from telegram.ext import (Application, ApplicationBuilder, ApplicationHandlerSto
                           SimpleUpdateProcessor, TypeHandler, filters)
 
 from adapters.telegram import clicks, group, handlers, menus
+from adapters.telegram.webhook import WebhookReceiver, set_webhook
 from adapters.telegram.admin import AdminCheck
 from adapters.telegram.delivery import Pacing, Sleep, TelegramPort
 from adapters.telegram.errors import on_error
@@ -198,12 +199,13 @@ async def _serve(application: Application, token: str, stop_event: asyncio.Event
         except TelegramError as error:
             log.warning("setMyCommands failed: %s", error)
         await application.start()
-        if webhook:
+        receiver: WebhookReceiver | None = None
+        if webhook:  # our receiver, not PTB's: Telegram gets its 200 only once the update is handled
             host, port = listen_address(listen)
-            await application.updater.start_webhook(  # type: ignore[union-attr]
-                listen=host, port=port, url_path=urlsplit(webhook).path.lstrip("/"), webhook_url=webhook,
-                secret_token=webhook_secret or webhook_secret_for(token), allowed_updates=ALLOWED_UPDATES,
-                bootstrap_retries=BOOTSTRAP_RETRIES)
+            secret = webhook_secret or webhook_secret_for(token)
+            receiver = WebhookReceiver(application, urlsplit(webhook).path, secret)
+            await receiver.start(host, port)
+            await set_webhook(application, webhook, secret, ALLOWED_UPDATES, BOOTSTRAP_RETRIES)
         else:
             await application.updater.start_polling(  # type: ignore[union-attr]
                 allowed_updates=ALLOWED_UPDATES, bootstrap_retries=BOOTSTRAP_RETRIES, error_callback=_polling_failed)
@@ -212,7 +214,10 @@ async def _serve(application: Application, token: str, stop_event: asyncio.Event
             await stop_event.wait()
         finally:
             log.info("telegram: stopping")
-            await application.updater.stop()  # type: ignore[union-attr]
+            if receiver is not None:
+                await receiver.stop()  # the updates being handled finish and are answered first
+            else:
+                await application.updater.stop()  # type: ignore[union-attr]
             await application.stop()  # lets the clicks in flight finish first
             await app_services.queues.close()  # queued replies get a few seconds, then are dropped
             await app_services.counters.close()

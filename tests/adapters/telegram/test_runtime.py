@@ -75,8 +75,15 @@ async def test_a_webhook_with_a_secret_token(api: FakeBotApi, core: Core, tmp_pa
         headers = {"X-Telegram-Bot-Api-Secret-Token": hook["secret_token"]}
         async with session.post(endpoint, json=update, headers=headers) as good:
             assert good.status == 200
+        async with session.post(endpoint, data=b"not json", headers=headers) as junk:
+            assert junk.status == 400
+        language = {"update_id": 2, **command(ALICE, private(ALICE), "/language tr")}
+        async with session.post(endpoint, json=language, headers=headers) as handled:
+            assert handled.status == 200
+            row = await core.db.fetch_one("SELECT language FROM users WHERE platform_user_id = ?", (str(ALICE["id"]),))
+            assert row is not None and row[0] == "tr", "the 200 came after the update was handled, not before"
     await eventually(lambda: api.sent_to(CHAT))
-    assert "/interview" in api.last(CHAT).html
+    assert "/interview" in api.sent_to(CHAT)[0].html
     stop.set()
     await asyncio.wait_for(task, 5)
 
