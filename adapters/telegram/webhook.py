@@ -39,7 +39,8 @@ class WebhookReceiver:
         self.handled = 0
 
     async def _receive(self, request: web.Request) -> web.Response:
-        if not hmac.compare_digest(request.headers.get(SECRET_HEADER, ""), self.secret):
+        if not hmac.compare_digest(request.headers.get(SECRET_HEADER, "").encode("utf-8", "replace"),
+                                   self.secret.encode()):
             log.warning("webhook: a request without the secret token was refused")
             return web.Response(status=403)
         if request.content_length is not None and request.content_length > MAX_BODY:

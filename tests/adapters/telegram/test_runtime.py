@@ -72,6 +72,8 @@ async def test_a_webhook_with_a_secret_token(api: FakeBotApi, core: Core, tmp_pa
         await eventually(lambda: listening(port))  # PTB calls setWebhook before its server listens
         async with session.post(endpoint, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": "wrong"}) as bad:
             assert bad.status == 403
+        async with session.post(endpoint, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": "é"}) as odd:
+            assert odd.status == 403
         headers = {"X-Telegram-Bot-Api-Secret-Token": hook["secret_token"]}
         async with session.post(endpoint, json=update, headers=headers) as good:
             assert good.status == 200
