@@ -23,7 +23,7 @@ from bot.domain import LETTERS, SENIORITIES, ChatRef, InterviewFilters, Report, 
 from bot.errors import AnswerRefused, UserError
 from bot.interview.engine import AnswerResult, InterviewEngine
 from bot.interview.service import InterviewService
-from bot.interview.view import topic_label
+from bot.asking.view import topic_label
 from bot.metrics import count_answer, count_interview
 from bot.port import DeliveryPort
 from bot.progress.chart import close_chart_worker

@@ -20,7 +20,7 @@ from bot.text.i18n import t
 from bot.text.units import counted
 from bot.limits import CALLBACK_DATA_MAX_BYTES
 from bot.text.messages import Button, Message, Paragraph
-from bot.interview.view import topic_label
+from bot.asking.view import topic_label
 
 COUNTS = (3, 5, 10)
 LEVELS = (1, 2, 3)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.bank.poll_fit import fits_poll, option_text, plain, stem_text
 from bot.domain import Question
-from bot.interview.engine import Delivery
+from bot.asking.delivery import Delivery
 from bot.limits import POLL_EXPLANATION_MAX
 from bot.text.messages import Poll
 

@@ -15,7 +15,7 @@ from bot.daily.broadcast import broadcast
 from bot.lanes import lane
 from bot.daily.chats import chat_forbidden, chat_gone, chat_language
 from bot.daily.view import reveal_message
-from bot.interview.engine import Delivery
+from bot.asking.delivery import Delivery
 from bot.port import ChatForbidden, ChatGone, DeliveryError, DeliveryPort, PollPort, poll_port
 from bot.schedule.clock import Clock
 from bot.store import daily as posts

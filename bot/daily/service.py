@@ -24,13 +24,13 @@ from bot.daily.reveal import Reveals
 from bot.daily.view import daily_question_message, subscription_message
 from bot.port import ChatForbidden, ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryUnknown, poll_port
 from bot.domain import LETTERS, AskedQuestion, Question, RecordedAnswer, UserRef
-from bot.interview.engine import Delivery
+from bot.asking.delivery import Delivery
 from bot.text.messages import Message
 from bot.errors import AnswerRefused, UserError
 from bot.daily.broadcast import broadcast
 from bot.daily.schedule import PostSchedule, chat_zone, schedule_of
 from bot.schedule.localtime import local_date, parse_hhmm, zone
-from bot.interview.selection import shuffled_options
+from bot.asking.delivery import shuffled_options
 from bot.lanes import lane
 from bot.learner.items import Item
 from bot.review.cards import DEFAULT_RETENTION

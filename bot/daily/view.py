@@ -5,13 +5,13 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from bot.bank.loader import Bank
-from bot.interview.engine import Delivery
+from bot.asking.delivery import Delivery
 from bot.text.i18n import t
 from bot.text.names import clean_name, short_name
 from bot.text.markup import parse_markup
 from bot.text.messages import SLOT, Block, Message, Paragraph
 from bot.text.units import moment, percent, seconds_exact, span
-from bot.interview.view import explanation_blocks, language_note, option_lines, question_message, topic_label
+from bot.asking.view import explanation_blocks, language_note, option_lines, question_message, topic_label
 from bot.daily.schedule import chat_zone
 from bot.schedule.localtime import local_date
 from bot.store.daily import PostStats, Subscription

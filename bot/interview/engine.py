@@ -23,7 +23,8 @@ from bot.domain import AskedQuestion, InterviewFilters, Question, RecordedAnswer
 from bot.limits import INTERVIEW_COUNT_MAX, INTERVIEW_COUNT_MIN, TIME_LIMIT_MAX_S, TIME_LIMIT_MIN_S
 from bot.errors import AnswerRefused, UserError
 from bot.interview.report import build_report, with_levels
-from bot.interview.selection import PENDING, is_adaptive, next_adaptive, plan_interview, shuffled_options, sure_enough
+from bot.asking.delivery import Delivery, shuffled_options
+from bot.interview.selection import PENDING, is_adaptive, next_adaptive, plan_interview, sure_enough
 from bot.learner.ability import Estimate
 from bot.learner.items import Item
 from bot.text.i18n import t
@@ -45,18 +46,6 @@ def _person(caller: Caller) -> UserRecord:
 
 class InterviewError(UserError):
     """An interview cannot start as asked (unknown topic, no matching questions)."""
-
-
-@dataclass(frozen=True)
-class Delivery:
-    """A question ready to show: which one, in which option order, where it stands in the interview."""
-
-    asked: AskedQuestion
-    question: Question
-    number: int
-    total: int
-    language: str
-    interview_id: int | None
 
 
 @dataclass(frozen=True)

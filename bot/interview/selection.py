@@ -86,10 +86,3 @@ def sure_enough(filters: InterviewFilters, asked: Sequence[str], bank: Bank,
         return False
     topics = {question.topic for question in (bank.get(qid) for qid in asked) if question is not None}
     return all(abilities.get(topic, PRIOR).se <= STOP_SE for topic in topics)
-
-
-def shuffled_options(question: Question, rng: random.Random) -> tuple[int, ...]:
-    """The order in which this delivery shows the options (indices into the file's options)."""
-    order = list(range(len(question.options)))
-    rng.shuffle(order)
-    return tuple(order)

@@ -12,10 +12,12 @@ from collections.abc import Callable, Mapping
 from bot.bank.loader import Bank
 from bot.caller import Caller
 from bot.domain import AskedQuestion, InterviewFilters, Report
-from bot.interview.engine import AnswerResult, Delivery, InterviewEngine
-from bot.interview.view import feedback_message, question_message, report_message, result_message, verdict
+from bot.asking.delivery import Delivery
+from bot.asking.view import question_message
+from bot.interview.engine import AnswerResult, InterviewEngine
+from bot.interview.view import feedback_message, report_message, result_message, verdict
 from bot.port import ChatGone, DeliveryError, DeliveryPort
-from bot.progress.view import review_status_message
+from bot.review.view import review_status_message
 from bot.replies import ClickReply, Outgoing
 from bot.schedule.clock import Clock
 from bot.store import interviews as records

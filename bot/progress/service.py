@@ -10,7 +10,7 @@ from bot.caller import Caller
 from bot.progress.chart import draw_progress_chart
 from bot.progress.stats import history, user_progress
 from bot.progress.view import chart_labels, history_message, progress_message
-from bot.interview.view import topic_label
+from bot.asking.view import topic_label
 from bot.learner.view import ability_blocks
 from bot.schedule.clock import Clock, SystemClock
 from bot.store import learner as beliefs

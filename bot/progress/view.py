@@ -9,7 +9,7 @@ from bot.domain import Breakdown
 from bot.text.i18n import t
 from bot.text.units import counted, duration, percent
 from bot.text.messages import Block, Message, Paragraph, Table
-from bot.interview.view import topic_label
+from bot.asking.view import topic_label
 from bot.progress.chart import progress_chart_png
 from bot.progress.stats import InterviewSummary, Progress
 
@@ -72,12 +72,3 @@ def history_message(bank: Bank, summaries: list[InterviewSummary], language: str
     )
     header = tuple(t(language, f"history.column.{column}") for column in ("date", "kind", "topics", "score", "time"))
     return Message((Paragraph(t(language, "history.title"), "title"), Table(header, rows)))
-
-
-def review_status_message(due: int, next_due_at: float | None, language: str) -> Message:
-    """What /review says when it does not start: nothing due yet (and when), or nothing missed yet."""
-    if due > 0:
-        return Message((Paragraph(t(language, "review.due", count=due)),))
-    if next_due_at is not None:
-        return Message((Paragraph(t(language, "review.nothing_due", date=_date(next_due_at))),))
-    return Message((Paragraph(t(language, "review.no_cards")),))

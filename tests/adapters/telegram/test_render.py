@@ -9,9 +9,11 @@ from adapters.telegram.render import CAPTION_LIMIT, MESSAGE_LIMIT, render, table
 from bot.bank import load_bank
 from bot.daily.view import reveal_message
 from bot.domain import AskedQuestion
-from bot.interview.engine import AnswerResult, Delivery
+from bot.asking.delivery import Delivery
+from bot.interview.engine import AnswerResult
 from bot.text.messages import Button, CodeBlock, Message, OptionLine, OptionList, Paragraph, Table
-from bot.interview.view import question_message, result_message
+from bot.asking.view import question_message
+from bot.interview.view import result_message
 from bot.store.daily import PostStats
 from tests.adapters.telegram.fake_bot_api import BadHtml, visible_text
 

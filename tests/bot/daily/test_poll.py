@@ -10,7 +10,7 @@ import pytest
 from bot.core import Core
 from bot.daily.poll import quiz_poll, short_explanation
 from bot.domain import AskedQuestion, ChatRef, Option, Question, UserRef
-from bot.interview.engine import Delivery
+from bot.asking.delivery import Delivery
 from bot.limits import POLL_EXPLANATION_MAX
 from bot.store.polls import save_poll
 from tests.fakes import RecordingPort

@@ -11,7 +11,7 @@ from bot.bank import load_bank
 from bot.bank.loader import Bank
 from bot.core import Core
 from bot.domain import LETTERS, ChatRef, InterviewFilters, UserRef
-from bot.interview.engine import Delivery
+from bot.asking.delivery import Delivery
 from bot.interview.selection import is_adaptive, next_adaptive
 from bot.learner.ability import Estimate
 from bot.store import Database

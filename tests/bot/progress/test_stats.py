@@ -14,12 +14,13 @@ from bot.bank.loader import Bank
 from bot.schedule.clock import ManualClock
 from bot.domain import LETTERS, Breakdown, ChatRef, InterviewFilters, RecordedAnswer, UserRef
 from bot.core import Core
-from bot.interview.engine import Delivery
+from bot.asking.delivery import Delivery
 from tests.fakes import click
 from bot.text.messages import Paragraph, Table
 from bot.progress.chart import progress_chart_png
 from bot.progress.stats import Progress, history, user_progress, week_of as week_start
-from bot.progress.view import history_message, progress_message, review_status_message
+from bot.progress.view import history_message, progress_message
+from bot.review.view import review_status_message
 from bot.review.cards import DAY_S
 from bot.store import Database
 from bot.store import interviews as records
