@@ -15,6 +15,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
+from functools import partial
 
 from bot.port import ChatGone, DeliveryError
 
@@ -29,8 +30,7 @@ class ChatQueues:
     def __init__(self, max_pending: int = MAX_PENDING) -> None:
         self.max_pending = max_pending
         self._queues: dict[Hashable, deque[Job]] = {}
-        self._keys: dict[Hashable, dict[Hashable, int]] = {}  # chat -> edit key -> how many jobs with it wait
-        self._latest: dict[tuple[Hashable, Hashable], Job] = {}  # the newest job of each waiting edit key
+        self._edits: dict[Hashable, dict[Hashable, Job]] = {}  # chat -> waiting edit's key -> its newest state
         self._busy: set[Hashable] = set()  # chats told "busy" in their current backlog
         self._tasks: dict[Hashable, asyncio.Task[None]] = {}
         self._closed = False
@@ -43,8 +43,9 @@ class ChatQueues:
         if self._closed:
             log.warning("chat %s: a reply after shutdown began was dropped", chat)
             return False
-        if key is not None and self._keys.get(chat, {}).get(key):
-            self._latest[(chat, key)] = job  # the waiting edit sends this newer state instead
+        edits = self._edits.setdefault(chat, {})
+        if key is not None and key in edits:
+            edits[key] = job  # the waiting edit sends this newer state instead
             return True
         queue = self._queues.setdefault(chat, deque())
         if len(queue) >= self.max_pending:
@@ -58,24 +59,17 @@ class ChatQueues:
                 log.warning("chat %s: %d replies already waiting; this one is dropped", chat, len(queue))
             return False
         if key is not None:
-            self._keys.setdefault(chat, {})[key] = self._keys.get(chat, {}).get(key, 0) + 1
-            self._latest[(chat, key)] = job
-            job = self._keyed(chat, key)
+            edits[key] = job
+            job = partial(self._newest, edits, key)
         queue.append(job)
         if chat not in self._tasks:
             self._tasks[chat] = asyncio.create_task(self._drain(chat), name=f"chat-sends-{chat}")
         return True
 
-    def _keyed(self, chat: Hashable, key: Hashable) -> Job:
-        """A queued edit that sends the newest state submitted under its key when its turn comes."""
-        async def run() -> object:
-            counts = self._keys[chat]
-            counts[key] -= 1
-            latest = self._latest.pop((chat, key)) if not counts[key] else self._latest[(chat, key)]
-            if not counts[key]:
-                del counts[key]
-            return await latest()
-        return run
+    @staticmethod
+    async def _newest(edits: dict[Hashable, Job], key: Hashable) -> object:
+        """A queued edit: when its turn comes, it sends the newest state submitted under its key."""
+        return await edits.pop(key)()
 
     def pending(self, chat: Hashable) -> int:
         return len(self._queues.get(chat, ()))
@@ -99,7 +93,7 @@ class ChatQueues:
             self._busy.discard(chat)  # a new backlog may be told again
             if not queue:
                 self._queues.pop(chat, None)
-                self._keys.pop(chat, None)
+                self._edits.pop(chat, None)
 
     async def join(self) -> None:
         """Wait until every queue is empty (tests and shutdown)."""
