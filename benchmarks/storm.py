@@ -24,6 +24,7 @@ import asyncio
 import os
 import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -104,9 +105,12 @@ async def candidate(server: ServerProcess, user_id: int, until: float,
         await asyncio.sleep(CLICK_GAP_S)
 
 
-async def storm(server: ServerProcess, folder: Path, count: int, tree: Path) -> dict[str, Any]:
-    """The process of `tree` with `count` groups due at one minute and PEOPLE answering in DMs meanwhile."""
-    minute = the_minute()
+async def storm(server: ServerProcess, folder: Path, count: int, tree: Path, catch_up: bool = False) -> dict[str, Any]:
+    """The process of `tree` with `count` groups due at one minute and PEOPLE answering in DMs meanwhile.
+
+    With `catch_up` (tiny smoke runs) the minute is the one just begun: the bot posts at start, as after a
+    restart within the grace window, and nobody waits for the next minute."""
+    minute = datetime.now(timezone.utc).replace(second=0, microsecond=0) if catch_up else the_minute()
     path = folder / f"storm-{tree.name}-{count}.sqlite3"
     await subscribe_all(path, count, minute)
     await server.post("/reset", {"limit": {"count": TELEGRAM_LIMIT, "window": 1.0, "model": "window"}})
@@ -150,6 +154,10 @@ async def storm(server: ServerProcess, folder: Path, count: int, tree: Path) -> 
         "interactive_p50_s": round(percentile(scored, 0.5), 3) if scored else None,
         "interactive_p95_s": round(percentile(scored, 0.95), 3) if scored else None,
         "interactive_max_s": round(max(scored), 3) if scored else None,
+        "unanswered_clicks": unanswered,
+        "slowest": [[round(pushed - minute_mono, 1), round(latency, 3) if latency is not None else None]
+                    for pushed, latency in sorted(((p, l) for p, l in samples if minute_mono <= p <= last),
+                                                  key=lambda pair: -(pair[1] if pair[1] is not None else 1e9))[:5]],
         "broadcast_rate_over_limit": round(len(group_times) / span / TELEGRAM_LIMIT, 3) if span > 0 else 0.0,
         "rate_over_limit_all_sends": round(len([1 for at, _ in sends["sent"] if minute_mono <= at <= last]) / span
                                            / TELEGRAM_LIMIT, 3) if span > 0 else 0.0,
@@ -163,9 +171,9 @@ async def run(quick: bool) -> dict[str, Any]:
     baseline_tree = os.environ.get("STORM_BASELINE_TREE")
     with temporary_folder("storm") as folder:
         async with ServerProcess() as server:
-            result = await storm(server, folder, count, ROOT)
+            result = await storm(server, folder, count, ROOT, catch_up=count < 100)
             if baseline_tree:
-                result["baseline"] = await storm(server, folder, count, Path(baseline_tree))
+                result["baseline"] = await storm(server, folder, count, Path(baseline_tree), catch_up=count < 100)
     notes = [
         f"the real `interview-bot telegram` process, {count} groups due at one minute, {PEOPLE} people answering DM "
         f"interview questions two seconds after each reply meanwhile: {result['clicks']} clicks during the broadcast, "

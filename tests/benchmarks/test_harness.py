@@ -64,6 +64,9 @@ def check_the_telegram_benchmarks(data: dict) -> None:
     assert broadcast["posted"] == broadcast["chats"] and broadcast["duplicates"] == 0
     assert broadcast["exit_code"] == 0 and broadcast["tracebacks_in_log"] == 0
     assert broadcast["baseline"]["posted"] == broadcast["baseline"]["chats"]
+    storm = data["storm"]  # the shipped process posting to every group while people answer in DMs
+    assert storm["posted"] == storm["chats"] and storm["tracebacks_in_log"] == 0
+    assert storm["clicks"] > 0 and storm["answered_clicks"] == storm["clicks"]
     footprint = data["footprint"]
     for run in ("generated", "shipped"):
         assert footprint[run]["progress_chart_sent"] and footprint[run]["discord_commands_synced"], run
