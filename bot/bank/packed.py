@@ -3,8 +3,8 @@
 Why: with 10,000 questions the stems and explanations were 23 MB of str (Turkish at two bytes a
 character: ş, ğ and ı are beyond Latin-1), the largest part of the bot's memory. zlib-compressed UTF-8
 holds the same in about 10 MB. A text is needed a few times a day per question (posted, revealed,
-explained), and unpacking one takes microseconds. The bank cache pickles the packed form, so a restart
-never builds the strings at all.
+explained), and unpacking one takes microseconds. The bank cache keeps the packed form (bot/bank/plain.py),
+so a restart never builds the strings at all.
 """
 
 from __future__ import annotations
@@ -53,11 +53,16 @@ class PackedTexts(Mapping[str, str]):
     def __repr__(self) -> str:
         return f"PackedTexts({dict(self)!r})"
 
-    def __reduce__(self) -> tuple[Any, ...]:  # pickled packed: the bank cache never holds the strings
-        return (_unpickle, (self._packed,))
+    def packed(self) -> tuple[tuple[str, bytes], ...]:
+        """(language, compressed text) pairs, as kept: what the bank cache writes."""
+        return self._packed
 
+    @classmethod
+    def from_packed(cls, packed: tuple[tuple[str, bytes], ...]) -> PackedTexts:
+        """The mapping back from `packed()`, without compressing again."""
+        texts = cls.__new__(cls)
+        texts._packed = packed
+        return texts
 
-def _unpickle(packed: tuple[tuple[str, bytes], ...]) -> PackedTexts:
-    texts = PackedTexts.__new__(PackedTexts)
-    texts._packed = packed
-    return texts
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled packed (multiprocessing): never the strings
+        return (PackedTexts.from_packed, (self._packed,))

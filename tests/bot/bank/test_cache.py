@@ -42,3 +42,33 @@ def test_the_cache_can_be_turned_off_and_a_broken_entry_is_a_miss(tmp_path, monk
         entry.write_bytes(b"not a pickle")
     bank, problems = check_bank([FIXTURE_BANK])
     assert not problems and bank.questions
+
+
+class _RunsCode:
+    """A pickle that, when loaded, would create a file: what a hostile cache entry could do."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_an_entry_is_plain_data_a_pickle_never_runs_and_a_wrong_shape_is_rebuilt(tmp_path, monkeypatch) -> None:
+    import json
+    import pickle
+
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(bank_cache.CACHE_VARIABLE, str(folder))
+    first, _ = check_bank([FIXTURE_BANK])
+    entries = sorted(folder.iterdir())
+    assert entries and all(json.loads(entry.read_text(encoding="utf-8"))["format"] for entry in entries)
+    marker = tmp_path / "ran"
+    for payload in (pickle.dumps(_RunsCode(str(marker))), pickle.dumps(42), b"42", b'{"format": 1}',
+                    json.dumps({"format": 1, "topic": None, "questions": [42], "problems": []}).encode()):
+        for entry in entries:
+            entry.write_bytes(payload)
+        bank, problems = check_bank([FIXTURE_BANK])
+        assert not problems and bank.questions == first.questions, payload
+        assert not marker.exists(), "a cache entry ran code"
+        assert all(json.loads(entry.read_text(encoding="utf-8"))["format"] for entry in entries), "rebuilt"
