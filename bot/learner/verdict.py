@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from bot.learner.ability import Estimate
+from bot.learner.ability import PRIOR, Estimate
 
 BANDS: tuple[str, ...] = ("junior", "mid", "senior")
 CUTS: tuple[float, ...] = (-0.75, 0.75)  # junior < -0.75 <= mid < 0.75 <= senior
@@ -62,11 +62,20 @@ def level(estimate: Estimate) -> Level:
                  estimate.answers)  # + 0.0: no -0.0 in a report
 
 
-def combined(estimates: list[Estimate]) -> Estimate | None:
-    """Several beliefs about distinct evidence (one per specialty) as one, weighted by precision: the
-    overall level of an interview that spans specialties."""
+def combined(estimates: list[Estimate], prior: Estimate = PRIOR) -> Estimate | None:
+    """Several beliefs about distinct evidence (one per specialty) as one: the overall level of an interview
+    that spans specialties.
+
+    Each belief is the prior times its own answers' likelihood, so multiplying the beliefs would count the
+    prior once per specialty (three empty specialties would read as sure as a third of the prior's
+    variance). Instead each belief's evidence, its precision and precision-weighted value above the
+    prior's (a normal message, as in expectation propagation), is added to the prior taken once: a
+    specialty with no answers adds nothing, and one belief alone comes back unchanged. The messages are
+    normal curves fitted at each specialty's own estimate, so on a run of right answers the result sits a
+    little short of the batch fit of all the answers (docs/learner.md gives the numbers)."""
     if not estimates:
         return None
-    precision = sum(1.0 / e.variance for e in estimates)
-    value = sum(e.value / e.variance for e in estimates) / precision
-    return Estimate(value, 1.0 / precision, sum(e.answers for e in estimates))
+    base = 1.0 / prior.variance
+    precision = base + sum(max(0.0, 1.0 / e.variance - base) for e in estimates)
+    weighted = prior.value * base + sum(e.value / e.variance - prior.value * base for e in estimates)
+    return Estimate(weighted / precision, 1.0 / precision, sum(e.answers for e in estimates))
