@@ -223,8 +223,9 @@ class InterviewEngine:
     async def _advance(self, interview: records.InterviewRecord, asked: AskedQuestion,
                        answer: RecordedAnswer) -> AnswerResult:
         """Record, move the learner model, close and open the next question (or finish) in one transaction,
-        then describe it. An adaptive interview chooses that next question here, at the ability the
-        answer just moved."""
+        then describe it. A review moves its card (FSRS) and nothing of the learner model: the person has
+        just read the question's explanation, so a right answer says little of their ability. An adaptive
+        interview chooses that next question here, at the ability the answer just moved."""
         now = self.clock.now()
         position = asked.position + 1
         plan = list(interview.plan)
@@ -249,8 +250,10 @@ class InterviewEngine:
                 raise AnswerRefused("already_answered") from None
             await record_review(connection, answer.user_id, asked.question_id, answer.correct, answer.latency_ms, now,
                                 self.retention)
-            moved = await beliefs.record_answers(connection, [beliefs.LearnerAnswer(
-                answer.user_id, Item.of(question), answer.correct, now, calibrate=interview.kind == "interview")])
+            moved: dict[beliefs.Key, Estimate] = {}
+            if interview.kind == "interview":  # a review, after the explanation, is no fresh measurement
+                moved = await beliefs.record_answers(connection, [beliefs.LearnerAnswer(
+                    answer.user_id, Item.of(question), answer.correct, now)])
             if not await records.close_asked(connection, asked.id, now):
                 raise AnswerRefused("closed")
             chosen, chosen_plan = following, plan

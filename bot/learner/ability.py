@@ -9,7 +9,7 @@ and its curvature gives the new variance (a Laplace approximation). The other si
 Why hand-written and not `adaptivetesting`: that library re-estimates from a session's whole response
 pattern in memory (a numerical integral over 1,000 points per estimate) and brings pandas, scipy and
 tqdm; here the belief must live in the store as two numbers per (person, topic), move by one answer
-inside the answer's own transaction, and survive across interviews, daily questions and reviews.
+inside the answer's own transaction, and survive across interviews and daily questions.
 The update below is that, in a few lines, and tests check it against the closed-form fit.
 """
 

@@ -3,8 +3,8 @@
 An author's label (1 easy, 2 medium, 3 hard) places a question at a fixed logit; answers across users
 then move it as a Bayesian belief (bot/learner/ability.update), starting from a tight prior so that a
 few users cannot drag an item: one answer moves a fresh item by at most ITEM_PRIOR_VARIANCE (0.06
-logit), and each answer makes the next one count less. Reviews do not recalibrate: a question seen
-again after its explanation is no longer a fresh measurement of it.
+logit), and each answer makes the next one count less. Reviews move neither item nor person: a
+question seen again after its explanation is no longer a fresh measurement of either.
 """
 
 from __future__ import annotations

@@ -24,13 +24,13 @@ TOPIC, SPECIALTY = "topic", "specialty"
 
 @dataclass(frozen=True)
 class LearnerAnswer:
-    """One right-or-wrong answer as the learner model sees it; `calibrate` False leaves the item alone."""
+    """One first-sight answer (an interview's or a daily question's) as the learner model sees it; reviews
+    never come here (bot/interview/engine: a question seen after its explanation measures nothing)."""
 
     user_id: int
     item: Item
     right: bool
     at: float
-    calibrate: bool = True
 
 
 Key = tuple[int, str, str]  # (user id, scope, name)
@@ -72,9 +72,8 @@ async def record_answers(connection: Transaction, answers: list[LearnerAnswer]) 
         for key, belief in ((topic_key, person), (specialty_key, overall)):
             people[key] = belief
             moved_people[key] = (belief, answer.at)
-        if answer.calibrate:
-            items[answer.item.question_id] = new_item
-            moved_items[answer.item.question_id] = (new_item, answer.at)
+        items[answer.item.question_id] = new_item
+        moved_items[answer.item.question_id] = (new_item, answer.at)
     await connection.executemany(
         """INSERT INTO abilities (user_id, scope, name, ability, variance, answers, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -87,14 +86,13 @@ async def record_answers(connection: Transaction, answers: list[LearnerAnswer]) 
                variance = excluded.variance""",
         [(user_id, name, utc_week_start(at), belief.value, belief.variance)
          for (user_id, scope, name), (belief, at) in moved_people.items() if scope == TOPIC])
-    if moved_items:
-        await connection.executemany(
-            """INSERT INTO item_difficulties (question_id, difficulty, variance, answers, updated_at)
-               VALUES (?, ?, ?, ?, ?)
-               ON CONFLICT (question_id) DO UPDATE SET difficulty = excluded.difficulty,
-                   variance = excluded.variance, answers = excluded.answers, updated_at = excluded.updated_at""",
-            [(question_id, item.value, item.variance, item.answers, at)
-             for question_id, (item, at) in moved_items.items()])
+    await connection.executemany(
+        """INSERT INTO item_difficulties (question_id, difficulty, variance, answers, updated_at)
+           VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (question_id) DO UPDATE SET difficulty = excluded.difficulty,
+               variance = excluded.variance, answers = excluded.answers, updated_at = excluded.updated_at""",
+        [(question_id, item.value, item.variance, item.answers, at)
+         for question_id, (item, at) in moved_items.items()])
     return {key: belief for key, (belief, _) in moved_people.items()}
 
 

@@ -15,6 +15,8 @@ from bot.asking.delivery import Delivery
 from bot.interview.selection import is_adaptive, next_adaptive
 from bot.learner.ability import Estimate
 from bot.store import Database
+from bot.store import learner as beliefs
+from bot.store.review import get_card
 from bot.tokens import answer_token
 
 ANN = UserRef("test", "ann", "Ann", "en")
@@ -93,6 +95,40 @@ async def test_stop_when_sure_ends_early(db, shipped, clock) -> None:
     assert 5 <= len(asked) < 30
     assert report.status == "finished" and report.total == len(asked)
     assert report.levels[TOPICS[0]].se <= 0.45
+
+
+async def test_a_review_moves_its_card_but_not_the_ability(db, shipped, clock) -> None:
+    """Re-answering a missed question right after reading its explanation is no fresh measurement: the
+    review schedule moves, the ability (topic and specialty, and the week's record) and the item do not."""
+    core = await _core(db, shipped, clock)
+    asked, _ = await _run(core, InterviewFilters(topics=TOPICS[:1], count=3), lambda n: False)
+    chat = ChatRef("test", "dm-ann")
+    caller = await core.caller(ANN, chat)
+    user = caller.user.id
+    missed = asked[0].question.id
+    now = clock.now()
+    before = (await beliefs.abilities(db, user, now), await beliefs.abilities(db, user, now, beliefs.SPECIALTY),
+              await beliefs.weekly_abilities(db, user, 0.0), await beliefs.item_difficulties(db))
+    card = await get_card(db, user, missed)
+    assert card is not None
+    clock.set(card.due_at + 60)
+    delivery = await core.engine.start_review(caller, count=3)
+    assert delivery is not None
+    reviewed = []
+    while delivery is not None:
+        reviewed.append(delivery.question.id)
+        reply = await core.click(ANN, chat, answer_token(delivery.asked.id, _letter(delivery, True)))
+        assert reply.result is not None
+        delivery = reply.result.next
+    assert missed in reviewed
+    now = clock.now()
+    after = (await beliefs.abilities(db, user, now), await beliefs.abilities(db, user, now, beliefs.SPECIALTY),
+             await beliefs.weekly_abilities(db, user, 0.0), await beliefs.item_difficulties(db))
+    assert [{name: (e.value, e.answers) for name, e in scope.items()} for scope in (after[0], after[1])] == \
+        [{name: (e.value, e.answers) for name, e in scope.items()} for scope in (before[0], before[1])]
+    assert after[2] == before[2] and after[3] == before[3]
+    moved = await get_card(db, user, missed)
+    assert moved is not None and moved.due_at > now and moved.last_reviewed_at == pytest.approx(now, abs=1)
 
 
 async def test_a_pinned_difficulty_does_not_adapt(db, shipped, clock) -> None:

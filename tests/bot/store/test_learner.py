@@ -1,4 +1,5 @@
-"""The learner model in the store: moved in the answer's transaction, by interviews, daily answers, reviews."""
+"""The learner model in the store: moved in the answer's transaction, by interviews and daily answers (reviews:
+tests/bot/interview/test_adaptive.py)."""
 
 from __future__ import annotations
 
@@ -30,14 +31,6 @@ async def test_record_answers_moves_topic_specialty_and_item(db: Database) -> No
     assert specialties["spec-x"].value == pytest.approx(topics["topic-a"].value)
     items = await beliefs.item_difficulties(db)
     assert items["q1"].value < label_logit(3) and items["q1"].answers == 1
-
-
-async def test_a_review_moves_the_person_but_not_the_item(db: Database) -> None:
-    user = await _user(db, "ann")
-    async with db.transaction() as connection:
-        await beliefs.record_answers(connection, [beliefs.LearnerAnswer(user, ITEM, False, 1.0, calibrate=False)])
-    assert (await beliefs.abilities(db, user, 1.0))["topic-a"].value < 0
-    assert await beliefs.item_difficulties(db) == {}
 
 
 async def test_a_failed_transaction_moves_nothing(db: Database) -> None:
@@ -74,3 +67,4 @@ async def test_each_topic_keeps_its_belief_at_each_weeks_end(db: Database) -> No
     now = (await beliefs.abilities(db, user, monday + 8 * 86_400))["topic-a"]
     assert weeks[1][1].value == pytest.approx(now.value) and weeks[0][1].value > now.value
     assert await beliefs.weekly_abilities(db, user, monday + 7 * 86_400) == {"topic-a": weeks[1:]}
+
