@@ -22,7 +22,7 @@ from typing import Any, TextIO
 from adapters.common.deliver import deliver
 from bot.app.config import Settings
 from bot.core import (SENIORITIES, BankError, ChatRef, CommandHint, Core, InterviewFilters, Message, Report,
-                      UserError, UserRef, counted, language_from_locale, render_plain, t)
+                      UserError, UserRef, counted, language_from_locale, render_plain, strip_control, t)
 
 PLATFORM = "console"
 QUIT = ("q", "quit", "exit")
@@ -43,8 +43,9 @@ def console_command(hint: CommandHint) -> str | None:
 
 
 def show(message: Message) -> str:
-    """A message as the terminal prints it: plain text, wrapped, commands as terminal commands."""
-    return render_plain(message, with_buttons=False, width=_width(), commands=console_command)
+    """A message as the terminal prints it: plain text, wrapped, commands as terminal commands, and no
+    control character (a second guard: the bank refuses them already)."""
+    return strip_control(render_plain(message, with_buttons=False, width=_width(), commands=console_command))
 
 
 def add_console_parser(commands: argparse._SubParsersAction) -> None:
@@ -170,7 +171,7 @@ class ConsolePort:
             self.buttons = {button.label[:1].lower(): button.token for button in options}
             for button in options:
                 if len(button.label) > 1:  # short options travel on the buttons: list them as lines
-                    print("  " + button.label, file=self.out)
+                    print("  " + strip_control(button.label), file=self.out)
 
     async def send(self, chat: Any, message: Message) -> str:
         self.show(message)

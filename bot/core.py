@@ -41,6 +41,7 @@ from bot.store.forget import Forgotten, forget_user
 from bot.store.people import move_chat, set_chat_language, set_user_language
 from bot.text.i18n import language_from_locale, t, user_error_text
 from bot.text.messages import Button, CommandHint, Message, Paragraph
+from bot.text.control import strip_control
 from bot.text.plaintext import render_plain
 from bot.text.units import counted
 from bot.tokens import FORGET_TOKEN, parse_answer_token
@@ -49,7 +50,7 @@ log = logging.getLogger(__name__)
 # What an adapter needs besides the facade: the neutral values it builds calls from and renders.
 __all__ = ["LETTERS", "SENIORITIES", "AnswerRefused", "BankError", "ChatRef", "ClickReply", "CommandHint", "Core",
            "Document", "InterviewFilters", "Message", "Outgoing", "Report", "UserError", "UserRef", "counted",
-           "language_from_locale", "render_plain", "t"]
+           "language_from_locale", "render_plain", "strip_control", "t"]
 
 
 class Core:

@@ -26,7 +26,8 @@ from bot.bank import plain
 
 log = logging.getLogger(__name__)
 CACHE_VARIABLE = "INTERVIEW_BOT_BANK_CACHE"  # a folder, or 0 to turn the cache off
-_CODE = ("validate.py", "yaml_lines.py", "problems.py", "cache.py", "plain.py", "packed.py", "../domain.py", "../limits.py")
+_CODE = ("validate.py", "yaml_lines.py", "problems.py", "cache.py", "plain.py", "packed.py", "../domain.py", "../limits.py",
+         "../text/control.py", "../text/markup.py")
 
 
 @cache

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.text.control import visible
+
 
 @dataclass(frozen=True, order=True)
 class Problem:
@@ -15,7 +17,7 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.field}: {self.message}"
+        return visible(f"{self.file}:{self.line}: {self.field}: {self.message}")  # one line, no raw escapes
 
 
 class BankError(Exception):

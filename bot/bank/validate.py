@@ -14,6 +14,7 @@ from bot.bank.problems import Problem
 from bot.bank.yaml_lines import LineDict, LineList, load_yaml
 from bot.domain import LANGUAGES, SENIORITIES, Option, Question, Topic, Verify
 from bot.limits import EXPLANATION_MAX, ID_MAX, MESSAGE_MAX, OPTION_MAX, OPTIONS_MAX, OPTIONS_MIN, STEM_MAX
+from bot.text.control import first_control
 from bot.text.markup import MarkupError, parse_markup
 
 ROLES = ("ml-engineer",)
@@ -73,6 +74,10 @@ class _Checker:
             return ""
         if len(value) > limit:
             self.problem(line, field, f"{len(value)} characters, over the limit of {limit}")
+        control = first_control(value)
+        if control is not None:
+            self.problem(line, field, f"holds the control character {control}: remove it (only newlines and tabs "
+                                      "are allowed; control characters can drive a terminal)")
         if markup:
             try:
                 parse_markup(value)

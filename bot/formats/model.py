@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.text.control import visible
+
 MAX_FILE_BYTES = 20 * 1024 * 1024  # a bigger "question file" is a mistake or an attack, not a quiz
 MAX_QUESTIONS = 10_000
 MAX_REPORTED = 50  # problems listed before "and N more"
@@ -31,9 +33,9 @@ class FormatError(Exception):
     """A file that cannot be imported; every problem is one `FILE:LINE: problem` line."""
 
     def __init__(self, problems: list[str]) -> None:
-        self.problems = problems
-        shown = problems[:MAX_REPORTED]
-        more = len(problems) - len(shown)
+        self.problems = [visible(problem) for problem in problems]  # each one line, no raw escapes
+        shown = self.problems[:MAX_REPORTED]
+        more = len(self.problems) - len(shown)
         super().__init__("\n".join(shown + ([f"... and {more} more problem(s)"] if more > 0 else [])))
 
 
@@ -42,7 +44,7 @@ def read_text(data: bytes, filename: str) -> str:
     if len(data) > MAX_FILE_BYTES:
         raise FormatError([f"{filename}:1: {len(data)} bytes, over the limit of {MAX_FILE_BYTES}"])
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8-sig").replace("\r\n", "\n")  # a Windows line end is a newline, not a CR
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise FormatError([f"{filename}:{line}: not UTF-8 text ({error.reason})"]) from error

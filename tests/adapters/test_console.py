@@ -180,3 +180,18 @@ def test_the_same_seed_repeats_the_questions_whatever_the_history(tmp_path) -> N
     first = json.loads(run(["console", "--count", "3", "--seed", "9", "--json"], "a\na\na\n", db).stdout)
     again = json.loads(run(["console", "--count", "3", "--seed", "9", "--json"], "a\na\na\n", db).stdout)
     assert [q["id"] for q in first["questions"]] == [q["id"] for q in again["questions"]]
+
+
+def test_the_console_strips_control_characters_from_what_it_prints() -> None:
+    import io
+
+    from adapters.console import ConsolePort
+    from bot.core import Message
+    from bot.text.messages import Button, Paragraph
+
+    out = io.StringIO()
+    ConsolePort(out).show(Message((Paragraph("Stem \x1b[31mred\x1b]0;title\x07?\nnext\tline"),),
+                                  ((Button("A. option \x1b[2J with a long label", "t:1"), Button("B. \x9b", "t:2")),)))
+    printed = out.getvalue()
+    assert "Stem [31mred]0;title?" in printed and "A. option [2J with a long label" in printed
+    assert not any(char in printed for char in "\x1b\x07\x9b")

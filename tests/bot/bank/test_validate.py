@@ -174,3 +174,26 @@ def test_the_bot_loads_questions_without_their_verify_snippets(tmp_path) -> None
     checked, _ = check_bank([path])
     assert checked.questions["dss-001"].verify is not None
     assert load_bank([path]).questions["dss-001"].verify is None
+
+
+@pytest.mark.parametrize("change, line, field", [
+    (("        Stem?\n", '        Stem?\n'), None, None),  # the good file: no problem (the control)
+    (("      en: |\n        Stem?\n", '      en: "Stem \\e[31mred\\e]0;title\\a?"\n'), 12, "q-1.text.en"),
+    (('      - en: "no"\n', '      - en: "no\\e[2J"\n'), 20, "q-1.options[1].en"),
+    (('      - en: "no"\n', '      - en: "n\\0o"\n'), 20, "q-1.options[1].en"),
+    (("      en: Because.\n", '      en: "Because\\x9b2J."\n'), 23, "q-1.explanation.en"),
+    (("  en: One\n", '  en: "One\\x7f"\n'), 5, "title.en"),
+])
+def test_control_characters_are_refused_with_their_line(tmp_path, change, line, field) -> None:
+    problems = problems_of(tmp_path, GOOD.replace(*change))
+    if line is None:
+        assert problems == []
+        return
+    assert any(f"topic.yaml:{line}: {field}: holds the control character" in p for p in problems), problems
+    assert all("\x1b" not in p and "\x00" not in p for p in problems)
+
+
+def test_a_problem_line_never_carries_a_raw_escape(tmp_path) -> None:
+    problems = problems_of(tmp_path, GOOD.replace("    seniority: mid\n", '    seniority: mid\n    "x\\e]52;c;aGk=\\a": 1\n'))
+    assert any("unknown key" in p for p in problems)
+    assert all("\x1b" not in p and "\x07" not in p for p in problems), problems

@@ -155,3 +155,27 @@ def test_an_out_folder_that_is_a_file_is_one_line(tmp_path: Path, capsys) -> Non
     err = capsys.readouterr().err
     assert "not-a-folder: cannot be written" in err and "Traceback" not in err
     assert out.read_text() == "x"
+
+
+@pytest.mark.parametrize("name, source, text, line", [
+    ("csv", "csv", "stem,options,key\nFine?,a|b,a\n\"Red \x1b[31mstem\x1b]0;title\x07?\",a|b\x1b[2J,a\n", 3),
+    ("gift", "gift", "Fine? {=a ~b}\n\nNUL\x00 here? {=a ~b}\n", 3),
+    ("opentdb", "opentdb", json.dumps({"results": [{"question": "Q\x1b[2J?", "correct_answer": "a",
+                                                    "incorrect_answers": ["b"], "difficulty": "easy",
+                                                    "type": "multiple", "category": "c"}]}), None),
+])
+def test_control_characters_are_refused_by_every_importer_with_the_line(tmp_path: Path, capsys, name, source,
+                                                                         text, line) -> None:
+    path, out = write(tmp_path, f"q.{name}", text), tmp_path / "bank"
+    assert main(["questions", "import", str(path), "--from", source, "--topic", "t", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    where = f"{path}:{line}:" if line else f"{path}: results[0]:"
+    assert where in err and "control character" in err, err
+    assert "\x1b" not in err and "\x00" not in err and "\x07" not in err and not out.exists()
+
+
+def test_a_windows_csv_with_a_multiline_field_imports(tmp_path: Path) -> None:
+    path = write(tmp_path, "q.csv", b"stem,options,key\r\n\"Two\r\nlines?\",a|b,a\r\n")
+    out = tmp_path / "bank"
+    assert main(["questions", "import", str(path), "--from", "csv", "--topic", "t", "--out", str(out)]) == 0
+    assert load_bank([out]).questions["t-001"].stem("en") == "Two\nlines?"
