@@ -231,11 +231,28 @@ def _options(checker: _Checker, mapping: LineDict, name: str, line: int) -> list
         if not texts:
             checker.problem(option.line, option_field, "needs text in tr and/or en")
         options.append(Option({k: v for k, v in texts.items() if v}, correct))
+    _distinct(checker, options, items, field)
     keyed = sum(1 for option in options if option.correct)
     if keyed != 1:
         message = "no option is marked correct: true" if keyed == 0 else f"{keyed} options are marked correct; exactly one must be"
         checker.problem(options_line, field, message)
     return options
+
+
+def _distinct(checker: _Checker, options: list[Option], items: LineList, field: str) -> None:
+    """Two options that read the same (letter case and spacing aside) make a question no one can answer."""
+    if len(options) != len(items):  # an item that is not an option is reported already
+        return
+    for language in LANGUAGES:
+        seen: dict[str, int] = {}
+        for index, option in enumerate(options):
+            text = option.texts.get(language)
+            if not text:
+                continue
+            same = seen.setdefault(" ".join(text.split()).casefold(), index)
+            if same != index:
+                checker.problem(items.item_lines[index], f"{field}[{index}].{language}",
+                                f"the same text as options[{same}]: every option must differ")
 
 
 def _verify(checker: _Checker, mapping: LineDict, name: str) -> Verify | None:

@@ -92,26 +92,53 @@ def _field(field: str) -> str:
     return {"text": "stem", "en": "text", "tr": "text"}.get(part, part)
 
 
-def build_topic_file(questions: Sequence[ImportedQuestion], target: Target) -> str:
-    """The topic file's text, or FormatError with each problem at its question's origin."""
+def _target_problems(target: Target) -> list[str]:
     problems = []
     if not SLUG.match(target.topic):
         problems.append(f"--topic {target.topic!r}: lowercase-with-dashes, e.g. world-capitals")
     if not SLUG.match(target.specialty):
         problems.append(f"--specialty {target.specialty!r}: lowercase-with-dashes, e.g. general-knowledge")
-    if problems:
-        raise FormatError(problems)
+    return problems
+
+
+def _rule_problems(questions: Sequence[ImportedQuestion], target: Target) -> tuple[str, list[str]]:
+    """The topic file's text and the bank's rules it breaks, each at its question's origin."""
     text, starts = topic_text(questions, target)
     _, _, found = validate_file(text, f"{target.topic}.yaml")
+    problems = []
     for problem in sorted(found, key=lambda p: p.line):
         index = bisect.bisect_right(starts, problem.line) - 1
         if index < 0:
             problems.append(f"{target.topic}.yaml: {problem.field}: {problem.message}")
         else:
             problems.append(f"{questions[index].origin}: {_field(problem.field)}: {problem.message}")
+    return text, problems
+
+
+def build_topic_file(questions: Sequence[ImportedQuestion], target: Target) -> str:
+    """The topic file's text, or FormatError with each problem at its question's origin."""
+    problems = _target_problems(target)
+    if problems:
+        raise FormatError(problems)
+    text, problems = _rule_problems(questions, target)
     if problems:
         raise FormatError(list(dict.fromkeys(problems)))
     return text
+
+
+def _place(problem: str, filename: str) -> int:
+    """A problem line's position in the file (its line, or OpenTDB's result index), to list them in order."""
+    found = re.match(r":(\d+):| results\[(\d+)\]:", problem[len(filename):]) if problem.startswith(filename) else None
+    return int(found.group(1) or found.group(2)) if found else 0
+
+
+def every_problem(error: FormatError, target: Target, filename: str) -> FormatError:
+    """A reader's problems together with the bank's rules broken by the questions it did read, in file
+    order: one pass shows them all (up to MAX_REPORTED), so fixing one round never reveals the next."""
+    problems = _target_problems(target) + list(error.problems)
+    if error.read and not _target_problems(target):
+        problems += _rule_problems(error.read, target)[1]
+    return FormatError(sorted(dict.fromkeys(problems), key=lambda problem: _place(problem, filename)))
 
 
 def topics_in(folder: Path) -> dict[str, str]:

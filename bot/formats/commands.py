@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from bot.bank.loader import check_bank
 from bot.domain import LANGUAGES
-from bot.formats.bank_file import Target, build_topic_file, write_topic_file
+from bot.formats.bank_file import Target, build_topic_file, every_problem, write_topic_file
 from bot.formats.export import EXPORT_FORMATS, export_bytes, select
 from bot.formats.files import read_file, write_atomically
 from bot.formats.model import FormatError
@@ -62,7 +62,10 @@ def run_import(args: argparse.Namespace, settings: Settings) -> int:
     target = Target(args.topic, args.source, args.lang, args.specialty)
     try:
         reader = importlib.import_module(f"bot.formats.{args.source}")
-        questions = reader.read(read_file(args.file), str(args.file), args.lang)
+        try:
+            questions = reader.read(read_file(args.file), str(args.file), args.lang)
+        except FormatError as error:
+            raise every_problem(error, target, str(args.file)) from error
         text = build_topic_file(questions, target)
         path = write_topic_file(text, target, args.out, replace=args.replace)
     except FormatError as error:

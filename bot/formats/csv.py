@@ -9,6 +9,7 @@
 
 Columns may come in any order; unknown columns are an error (a typo would otherwise be lost). Line
 numbers are the file's, so a quoted field over several lines still points at its row's first line.
+Options that read the same are refused by the bank's validator, like every other format's.
 """
 
 from __future__ import annotations
@@ -69,10 +70,22 @@ def _row(row: dict[str, str], where: str, problems: list[str]) -> ImportedQuesti
                             seniority, where)
 
 
+def _first_line_after(lines: list[str], consumed: int) -> int:
+    """The line the next row starts on: the first non-blank line after the `consumed` ones (1-based)."""
+    number = consumed + 1
+    while number <= len(lines) and not lines[number - 1].strip():
+        number += 1
+    return number
+
+
 def read(data: bytes, filename: str, language: str = "en") -> list[ImportedQuestion]:
-    """Every row of a CSV file as a question, or FormatError listing every problem with its line."""
+    """Every row of a CSV file as a question, or FormatError listing every problem with its line.
+
+    Strict CSV: a stray or unclosed quote is an error at the line its row starts on (a lenient reader
+    would swallow the rest of the file into one field), and reading goes on with the next row."""
     text = read_text(data, filename)
-    reader = csv.DictReader(io.StringIO(text, newline=""), restkey="\0extra")
+    lines = text.split("\n")
+    reader = csv.DictReader(io.StringIO(text, newline=""), restkey="\0extra", strict=True)
     try:
         header = [name.strip().lower() for name in reader.fieldnames or ()]
     except csv.Error as error:
@@ -87,22 +100,27 @@ def read(data: bytes, filename: str, language: str = "en") -> list[ImportedQuest
         raise FormatError(problems)
     problems: list[str] = []
     questions: list[ImportedQuestion | None] = []
-    try:
-        for row in reader:
-            breaks = sum(value.count("\n") for value in row.values() if isinstance(value, str))
-            where = f"{filename}:{reader.line_num - breaks}"  # the row's first line, even when a field spans lines
-            if "\0extra" in row:
-                problems.append(f"{where}: more fields than the header has columns")
-                continue
-            if not any((value or "").strip() for value in row.values()):
-                continue  # a blank line
-            questions.append(_row(row, where, problems))
-    except csv.Error as error:
-        raise FormatError([f"{filename}:{reader.line_num + 1}: not valid CSV: {error}"]) from error
+    while True:
+        where = f"{filename}:{_first_line_after(lines, reader.line_num)}"
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as error:
+            unclosed = " (a quote opened in this row is never closed)" if "end of data" in str(error) else ""
+            problems.append(f"{where}: not valid CSV: {error}{unclosed}")
+            continue
+        if "\0extra" in row:
+            problems.append(f"{where}: more fields than the header has columns")
+            continue
+        if not any((value or "").strip() for value in row.values()):
+            continue  # a line of blanks
+        questions.append(_row(row, where, problems))
+    good = [question for question in questions if question is not None]
     if problems:
-        raise FormatError(problems)
+        raise FormatError(problems, read=good)
     check_count(len(questions), filename)
-    return [question for question in questions if question is not None]
+    return good
 
 
 def write(questions: Iterable[ImportedQuestion]) -> str:

@@ -2,8 +2,8 @@
 
 Multiple-choice (one `=` answer, or one `~%100%`) and true/false (`{T}`, `{FALSE}`) questions are read;
 other kinds (short answer, numeric, matching, essay) are refused with their line, since the bank holds
-multiple choice only. The general feedback (`####`), else the right answer's `#feedback`, becomes the
-explanation. A comment line `// interview-bot: difficulty=2 seniority=mid tags=a,b` before a question
+multiple choice only. The general feedback (`####`), else the right answer's `#feedback` (a true/false
+question's second one: `{T#shown when wrong#shown when right}`), becomes the explanation. A comment line `// interview-bot: difficulty=2 seniority=mid tags=a,b` before a question
 carries what GIFT has no place for; Moodle ignores it, and the export writes it, so a round trip keeps it.
 """
 
@@ -162,11 +162,12 @@ def _question(block: _Block, where: str, language: str) -> ImportedQuestion:
     extra: dict = _meta(block.meta)
     stem, body, general = _parts(_protect(block.text))
     explanation = _text(general) if general.strip() else ""
-    simple = body.strip().split("#")[0].strip().lower()
-    if simple in TRUE_WORDS + FALSE_WORDS:
+    simple, *feedbacks = body.strip().split("#")
+    if simple.strip().lower() in TRUE_WORDS + FALSE_WORDS:
         options = (t(language, "formats.true"), t(language, "formats.false"))
-        return ImportedQuestion(_text(stem), options, 0 if simple in TRUE_WORDS else 1, explanation, origin=where,
-                                **extra)
+        right_feedback = _text(feedbacks[1]) if len(feedbacks) > 1 else ""  # {T#if wrong#if right}, as Moodle reads it
+        return ImportedQuestion(_text(stem), options, 0 if simple.strip().lower() in TRUE_WORDS else 1,
+                                explanation or right_feedback, origin=where, **extra)
     options, key, feedback = _choices(body)
     return ImportedQuestion(_text(stem), options, key, explanation or feedback, origin=where, **extra)
 
@@ -184,7 +185,7 @@ def read(data: bytes, filename: str, language: str = "en") -> list[ImportedQuest
         except _Refused as refused:
             problems.append(f"{where}: {refused}")
     if problems:
-        raise FormatError(problems)
+        raise FormatError(problems, read=questions)
     return questions
 
 

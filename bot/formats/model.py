@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.text.control import visible
@@ -30,9 +31,12 @@ class ImportedQuestion:
 
 
 class FormatError(Exception):
-    """A file that cannot be imported; every problem is one `FILE:LINE: problem` line."""
+    """A file that cannot be imported; every problem is one `FILE:LINE: problem` line. `read` holds the
+    questions a reader did read well, so the bank's rules are checked on them in the same pass and a
+    person fixes every problem at once, not round by round."""
 
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(self, problems: list[str], read: Sequence[ImportedQuestion] = ()) -> None:
+        self.read = tuple(read)
         self.problems = [visible(problem) for problem in problems]  # each one line, no raw escapes
         shown = self.problems[:MAX_REPORTED]
         more = len(self.problems) - len(shown)

@@ -108,8 +108,8 @@ def _question(node: Node, filename: str, language: str, problems: list[str]) -> 
             problems.append(f"{where}: a truefalse question needs a true and a false <answer>, one with fraction=100")
             return None
         key = 0 if texts[keyed[0]].lower() == "true" else 1
-        return ImportedQuestion(stem, (t(language, "formats.true"), t(language, "formats.false")), key, explanation,
-                                origin=where)
+        return ImportedQuestion(stem, (t(language, "formats.true"), t(language, "formats.false")), key,
+                                explanation or answers[keyed[0]].body("feedback"), origin=where)
     if kind != "multichoice":
         problems.append(f"{where}: a {kind or 'typeless'} question: only multichoice and truefalse can be imported")
         return None
@@ -145,6 +145,7 @@ def read(data: bytes, filename: str, language: str = "en") -> list[ImportedQuest
     check_count(len(nodes), filename)
     problems: list[str] = []
     questions = [_question(node, filename, language, problems) for node in nodes]
+    good = [question for question in questions if question is not None]
     if problems:
-        raise FormatError(problems)
-    return [question for question in questions if question is not None]
+        raise FormatError(problems, read=good)
+    return good

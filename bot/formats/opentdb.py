@@ -114,6 +114,7 @@ def read(data: bytes, filename: str, language: str = "en") -> list[ImportedQuest
     problems: list[str] = []
     questions = [_question(item, f"{filename}: results[{index}]", language, problems)
                  for index, item in enumerate(results)]
+    good = [question for question in questions if question is not None]
     if problems:
-        raise FormatError(problems)
-    return [question for question in questions if question is not None]
+        raise FormatError(problems, read=good)
+    return good

@@ -179,3 +179,27 @@ def test_a_windows_csv_with_a_multiline_field_imports(tmp_path: Path) -> None:
     out = tmp_path / "bank"
     assert main(["questions", "import", str(path), "--from", "csv", "--topic", "t", "--out", str(out)]) == 0
     assert load_bank([out]).questions["t-001"].stem("en") == "Two\nlines?"
+
+
+@pytest.mark.parametrize("name, source, text, line", [
+    ("csv", "csv", "stem,options,key\nFine?,a|b,a\nSame?,a|A|b,c\n", 3),
+    ("gift", "gift", "Fine? {=a ~b}\n\nSame? {=a ~a ~b}\n", 3),
+    ("moodle", "moodle", "<quiz>\n<question type='multichoice'><questiontext><text>Same?</text></questiontext>"
+                         "<answer fraction='100'><text>a</text></answer><answer fraction='0'><text>a</text></answer>"
+                         "</question></quiz>", 2),
+])
+def test_identical_options_are_refused_with_the_line(tmp_path: Path, capsys, name, source, text, line) -> None:
+    path, out = write(tmp_path, f"q.{name}", text), tmp_path / "bank"
+    assert main(["questions", "import", str(path), "--from", source, "--topic", "t", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:{line}: options[1]: the same text as options[0]" in err and not out.exists(), err
+
+
+def test_every_problem_of_a_file_is_reported_in_one_pass_in_line_order(tmp_path: Path, capsys) -> None:
+    rows = ["stem,options,key", "x" * 2600 + ",a|b,a", "Bad key?,a|b,z", "Same?,a|a,a", "Fine?,a|b,a",
+            "Unknown difficulty?,a|b,a"]
+    path = write(tmp_path, "q.csv", "\n".join(rows) + "\n")
+    assert main(["questions", "import", str(path), "--from", "csv", "--topic", "t", "--out", str(tmp_path / "b")]) == 1
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith(str(path))]
+    assert [line[len(str(path)) + 1:].split(":")[0] for line in lines] == ["2", "3", "4"], lines
+    assert "stem: 2600 characters" in lines[0] and "key:" in lines[1] and "the same text" in lines[2]

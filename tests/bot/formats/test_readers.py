@@ -238,3 +238,22 @@ def test_opentdb_base64_and_url3986_encodings_read_like_the_default() -> None:
     assert [q.options[q.key] for q in as_url] == [q.options[q.key] for q in plain]
     with pytest.raises(FormatError, match=r"results\[0\]: looks base64-encoded but does not decode"):
         opentdb.read(b'{"results": [{"type": "bXVsdGlwbGU=", "question": "%%%"}]}', "t.json")
+
+
+def test_the_right_answers_true_false_feedback_becomes_the_explanation() -> None:
+    (tf,) = gift.read(b"Adam is first-order. {TRUE#No: it uses gradients only.#Right: gradients only.}", "q.gift")
+    assert (tf.key, tf.explanation) == (0, "Right: gradients only.")
+    (general,) = gift.read(b"Adam is first-order. {T#wrong#right####General.}", "q.gift")
+    assert general.explanation == "General."
+    _, l2 = moodle.read(MOODLE.encode(), "m.xml")
+    assert l2.explanation == "Yes."
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ('stem,options,key\nFine?,a|b,a\n"Broken,a|b,a\nNext?,a|b,b\nLast?,c|d,a\n', 3),
+    ('stem,options,key\nFine?,a|b,a\n\n\n"Next?" x,a|b,b\nLast?,c|d,a\n', 5),
+])
+def test_an_unbalanced_csv_quote_is_reported_at_its_rows_line(text: str, line: int) -> None:
+    with pytest.raises(FormatError) as error:
+        csv.read(text.encode(), "q.csv")
+    assert str(error.value).startswith(f"q.csv:{line}: not valid CSV"), str(error.value)
