@@ -63,7 +63,8 @@ def add_console_parser(commands: argparse._SubParsersAction) -> None:
                          help="each question chosen at your current level (the default unless --difficulty "
                               "or --seed is given)")
     console.add_argument("--stop-when-sure", action="store_true",
-                         help="an adaptive interview may end before --count once your level is clear")
+                         help="an adaptive interview may end before --count (after at least 5 answers) once "
+                              "every topic's level is at least 90%% sure")
     console.add_argument("--seniority", choices=SENIORITIES, help="only this seniority")
     console.add_argument("--time-limit", type=int, metavar="SECONDS", help="seconds per question (default: none)")
     console.add_argument("--lang", choices=("tr", "en"), help="language (default: from LANG, else English)")
@@ -298,6 +299,7 @@ def report_json(report: Report) -> dict[str, Any]:
     return {
         "interview_id": report.interview_id,
         "status": report.status,
+        "ended_sure": report.ended_sure,
         "score": report.score,
         "total": report.total,
         "accuracy": round(report.score / report.total, 3) if report.total else 0.0,

@@ -232,6 +232,7 @@ class Report:
     weakest_topic: str | None = None
     levels: dict[str, Level] = field(default_factory=dict)  # the verdict per topic asked
     level: Level | None = None  # ... and overall
+    ended_sure: bool = False  # asked to stop when sure, it ended before its count: every topic's band >= 90% sure
 
     @property
     def score(self) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
@@ -24,7 +24,8 @@ from bot.limits import INTERVIEW_COUNT_MAX, INTERVIEW_COUNT_MIN, TIME_LIMIT_MAX_
 from bot.errors import AnswerRefused, UserError
 from bot.interview.report import build_report, with_levels
 from bot.asking.delivery import Delivery, shuffled_options
-from bot.interview.selection import PENDING, is_adaptive, next_adaptive, plan_interview, sure_enough
+from bot.interview.selection import (PENDING, ended_sure, is_adaptive, most_informative,
+                                     plan_interview, shortlist, sure_enough)
 from bot.learner.ability import Estimate
 from bot.learner.items import Item
 from bot.text.i18n import t
@@ -113,9 +114,19 @@ class InterviewEngine:
     async def _adaptive_plan(self, user_id: int, filters: InterviewFilters, seen: dict[str, float]) -> list[str]:
         """The first question chosen at the person's current abilities; the other slots chosen as reached."""
         size = min(filters.count, len(self.bank.select(filters.topics, filters.difficulty, filters.seniority)))
-        first = next_adaptive(self.bank, filters, (), await beliefs.abilities(self.db, user_id, self.clock.now()),
-                              await beliefs.item_difficulties(self.db), seen, self.rng)
+        first = await self._next(self.db, filters, (), await beliefs.abilities(self.db, user_id, self.clock.now()),
+                                 seen)
         return [first.id] + [PENDING] * (size - 1) if first else []
+
+    async def _next(self, db: Database | Transaction, filters: InterviewFilters, asked: Sequence[str],
+                    abilities: Mapping[str, Estimate], seen: Mapping[str, float]) -> Question | None:
+        """The adaptive choice, reading the recalibrated difficulty of its shortlist only (one topic's
+        unasked questions), not the whole item_difficulties table."""
+        candidates = shortlist(self.bank, filters, asked, abilities, seen, self.rng)
+        if not candidates:
+            return None
+        calibrated = await beliefs.item_difficulties(db, [question.id for question in candidates])
+        return most_informative(candidates, self.bank, asked, abilities, calibrated, self.rng)
 
     async def start_review(self, caller: Caller, count: int = 10) -> Delivery | None:
         """An interview over the user's review cards that are due now, most overdue first; None if none is."""
@@ -217,6 +228,7 @@ class InterviewEngine:
         if interview is None or interview.kind != "interview":
             return report
         now = self.clock.now()
+        report = replace(report, ended_sure=ended_sure(interview.filters, self.bank, status, report.total))
         return with_levels(report, self.bank, await beliefs.abilities(self.db, interview.user_id, now),
                            await beliefs.abilities(self.db, interview.user_id, now, beliefs.SPECIALTY))
 
@@ -241,7 +253,6 @@ class InterviewEngine:
             question as asked), so that an answer is one hand-off."""
             if adaptive:
                 abilities = await beliefs.abilities(connection, answer.user_id, now)
-                calibrated = await beliefs.item_difficulties(connection)
                 seen = {} if interview.filters.repeatable else await records.recently_seen(
                     connection, answer.user_id, now - RECENT.total_seconds())
             try:
@@ -258,7 +269,8 @@ class InterviewEngine:
                 raise AnswerRefused("closed")
             chosen, chosen_plan = following, plan
             if adaptive:
-                chosen, chosen_plan = self._choose_next(interview, plan[:position], abilities, moved, calibrated, seen)
+                chosen, chosen_plan = await self._choose_next(connection, interview, plan[:position], abilities,
+                                                              moved, seen)
                 await records.set_plan(connection, interview.id, chosen_plan)
             if chosen is None:
                 await records.finish_interview(connection, interview.id, "finished", now)
@@ -277,16 +289,16 @@ class InterviewEngine:
         report = await self.report(interview.id) if next_asked is None else None
         return AnswerResult(delivery, answer.option_index, answer.correct, next_delivery, report)
 
-    def _choose_next(self, interview: records.InterviewRecord, asked: list[str], abilities: dict[str, Estimate],
-                     moved: dict[beliefs.Key, Estimate], calibrated: dict[str, Estimate],
-                     seen: dict[str, float]) -> tuple[Question | None, list[str]]:
+    async def _choose_next(self, connection: Transaction, interview: records.InterviewRecord, asked: list[str],
+                           abilities: dict[str, Estimate], moved: dict[beliefs.Key, Estimate],
+                           seen: dict[str, float]) -> tuple[Question | None, list[str]]:
         """The adaptive interview's next question at the abilities as this answer left them, and the plan
         with it in its slot; (None, the plan cut to what was asked) when it ends here."""
         now_known = {**abilities, **{name: belief for (_, scope, name), belief in moved.items()
                                      if scope == beliefs.TOPIC}}
         following = None
         if len(asked) < len(interview.plan) and not sure_enough(interview.filters, asked, self.bank, now_known):
-            following = next_adaptive(self.bank, interview.filters, asked, now_known, calibrated, seen, self.rng)
+            following = await self._next(connection, interview.filters, asked, now_known, seen)
         if following is None:
             return None, asked
         return following, [*asked, following.id, *interview.plan[len(asked) + 1:]]

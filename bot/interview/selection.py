@@ -18,9 +18,10 @@ from bot.bank.loader import Bank
 from bot.domain import InterviewFilters, Question
 from bot.learner.ability import PRIOR, Estimate, information
 from bot.learner.items import starting_difficulty
+from bot.learner.verdict import level
 
 BEST_FEW = 3  # the next question is drawn from this many most informative ones
-STOP_SE = 0.45  # an interview asked to stop when sure ends once every topic asked is known this well
+STOP_SURE = 0.9  # an interview asked to stop when sure ends once every topic's band is this probable
 STOP_AFTER = 5  # ... and never before this many answers
 PENDING = ""  # a plan slot whose question is chosen when it is reached (adaptive interviews)
 
@@ -49,40 +50,70 @@ def difficulty_of(question: Question, calibrated: Mapping[str, Estimate]) -> flo
     return (calibrated.get(question.id) or starting_difficulty(question.difficulty)).value
 
 
-def next_adaptive(bank: Bank, filters: InterviewFilters, asked: Sequence[str], abilities: Mapping[str, Estimate],
-                  calibrated: Mapping[str, Estimate], seen: Mapping[str, float],
-                  rng: random.Random) -> Question | None:
-    """The next question of an adaptive interview, or None when the filters' pool is used up."""
+def shortlist(bank: Bank, filters: InterviewFilters, asked: Sequence[str], abilities: Mapping[str, Estimate],
+              seen: Mapping[str, float], rng: random.Random) -> list[Question]:
+    """The questions the next one is chosen from: the unasked ones of the topic asked least so far (ties:
+    the least known topic), those not seen recently if any are left, in random order. Empty when the
+    filters' pool is used up. Only these need their difficulty read (the store reads no more)."""
     done = set(asked)
     left = [q for q in bank.select(filters.topics, filters.difficulty, filters.seniority) if q.id not in done]
     if not left:
-        return None
+        return []
     by_topic: dict[str, list[Question]] = {}
     for question in left:
         by_topic.setdefault(question.topic, []).append(question)
     asked_per_topic: dict[str, int] = {}
-    asked_tags: dict[str, int] = {}
     for question_id in asked:
         known = bank.get(question_id)
         if known is not None:
             asked_per_topic[known.topic] = asked_per_topic.get(known.topic, 0) + 1
-            for tag in known.tags:
-                asked_tags[tag] = asked_tags.get(tag, 0) + 1
     topic = min(sorted(by_topic), key=lambda name: (asked_per_topic.get(name, 0),
                                                      -abilities.get(name, PRIOR).variance, rng.random()))
     candidates = [q for q in by_topic[topic] if q.id not in seen] or by_topic[topic]
     rng.shuffle(candidates)  # equal information (one label, no answers yet) is a random draw
-    ability = abilities.get(topic, PRIOR).value
-    # the most informative first; among equally informative ones, those whose tags were asked least
-    candidates.sort(key=lambda q: (-round(information(ability, difficulty_of(q, calibrated)), 3),
-                                   sum(asked_tags.get(tag, 0) for tag in q.tags)))
-    return rng.choice(candidates[:BEST_FEW])
+    return candidates
+
+
+def most_informative(candidates: Sequence[Question], bank: Bank, asked: Sequence[str],
+                     abilities: Mapping[str, Estimate], calibrated: Mapping[str, Estimate],
+                     rng: random.Random) -> Question | None:
+    """One of the BEST_FEW candidates most informative at the person's ability in their topic; among
+    equally informative ones, those whose tags were asked least in this interview."""
+    if not candidates:
+        return None
+    asked_tags: dict[str, int] = {}
+    for question_id in asked:
+        known = bank.get(question_id)
+        for tag in known.tags if known is not None else ():
+            asked_tags[tag] = asked_tags.get(tag, 0) + 1
+    ability = abilities.get(candidates[0].topic, PRIOR).value
+    ranked = sorted(candidates, key=lambda q: (-round(information(ability, difficulty_of(q, calibrated)), 3),
+                                               sum(asked_tags.get(tag, 0) for tag in q.tags)))
+    return rng.choice(ranked[:BEST_FEW])
+
+
+def next_adaptive(bank: Bank, filters: InterviewFilters, asked: Sequence[str], abilities: Mapping[str, Estimate],
+                  calibrated: Mapping[str, Estimate], seen: Mapping[str, float],
+                  rng: random.Random) -> Question | None:
+    """The next question of an adaptive interview, or None when the filters' pool is used up."""
+    candidates = shortlist(bank, filters, asked, abilities, seen, rng)
+    return most_informative(candidates, bank, asked, abilities, calibrated, rng)
 
 
 def sure_enough(filters: InterviewFilters, asked: Sequence[str], bank: Bank,
                 abilities: Mapping[str, Estimate]) -> bool:
-    """An interview that asked to stop when sure may end: enough answers, every topic asked well known."""
+    """An interview that asked to stop when sure may end: enough answers, and every topic asked has its
+    band (the verdict's) at least STOP_SURE probable. The band, not a standard error, is what a person
+    wants to be sure of: an ability far from both cut-offs is placed long before it is known closely."""
     if not filters.stop_when_sure or len(asked) < STOP_AFTER:
         return False
     topics = {question.topic for question in (bank.get(qid) for qid in asked) if question is not None}
-    return all(abilities.get(topic, PRIOR).se <= STOP_SE for topic in topics)
+    return all(level(abilities.get(topic, PRIOR)).confidence >= STOP_SURE for topic in topics)
+
+
+def ended_sure(filters: InterviewFilters, bank: Bank, status: str, answered: int) -> bool:
+    """Whether a finished interview ended early because it was sure: it asked to, and it finished before
+    both its count and its pool ran out (the only other way an adaptive interview finishes short)."""
+    if not filters.stop_when_sure or status != "finished" or answered == 0:
+        return False
+    return answered < min(filters.count, len(bank.select(filters.topics, filters.difficulty, filters.seniority)))

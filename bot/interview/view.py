@@ -47,6 +47,8 @@ def report_message(bank: Bank, report: Report, language: str, due: int = 0) -> M
     blocks: list[Block] = [Paragraph(t(language, "report.title"), "title")]
     if report.status == "stopped":
         blocks.append(Paragraph(t(language, "report.stopped"), "muted"))
+    if report.ended_sure:
+        blocks.append(Paragraph(t(language, "report.ended_sure", count=report.total), "muted"))
     if report.total == 0:
         blocks.append(Paragraph(t(language, "report.no_answers")))
     else:

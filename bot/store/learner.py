@@ -104,12 +104,21 @@ async def abilities(db: Database | Transaction, user_id: int, now: float, scope:
     return {row[0]: _belief(tuple(row)[1:], now) for row in rows}
 
 
-async def item_difficulties(db: Database | Transaction, question_ids: Iterable[str] | None = None) -> dict[str, Estimate]:
-    """Recalibrated difficulties (only of items answered since the learner model existed), by question id."""
-    rows = await db.fetch_all("SELECT question_id, difficulty, variance, answers FROM item_difficulties")
-    wanted = set(question_ids) if question_ids is not None else None
-    return {row[0]: Estimate(float(row[1]), float(row[2]), int(row[3])) for row in rows
-            if wanted is None or row[0] in wanted}
+async def item_difficulties(db: Database | Transaction,
+                            question_ids: Iterable[str] | None = None) -> dict[str, Estimate]:
+    """Recalibrated difficulties (only of items answered since the learner model existed), by question id:
+    of `question_ids` only when given (an adaptive choice reads its shortlist, inside the answer's
+    transaction, not the whole table), else of every item (the authors' report)."""
+    if question_ids is None:
+        rows = await db.fetch_all("SELECT question_id, difficulty, variance, answers FROM item_difficulties")
+    else:
+        wanted = sorted(set(question_ids))
+        if not wanted:
+            return {}
+        rows = await db.fetch_all(
+            f"""SELECT question_id, difficulty, variance, answers FROM item_difficulties
+                WHERE question_id IN ({placeholders(wanted)})""", tuple(wanted))
+    return {row[0]: Estimate(float(row[1]), float(row[2]), int(row[3])) for row in rows}
 
 
 async def answer_rows(db: Database) -> list[AnswerRow]:

@@ -4,6 +4,7 @@ balanced across the chosen topics, early stop once sure, and a verdict in the re
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -12,7 +13,8 @@ from bot.bank.loader import Bank
 from bot.core import Core
 from bot.domain import LETTERS, ChatRef, InterviewFilters, UserRef
 from bot.asking.delivery import Delivery
-from bot.interview.selection import is_adaptive, next_adaptive
+from bot.interview.selection import is_adaptive, next_adaptive, sure_enough
+from bot.interview.view import report_message
 from bot.learner.ability import Estimate
 from bot.store import Database
 from bot.store import learner as beliefs
@@ -88,13 +90,33 @@ async def test_two_people_of_one_ability_get_different_sequences(db, shipped, cl
     assert [d.question.id for d in first] != [d.question.id for d in second]
 
 
-async def test_stop_when_sure_ends_early(db, shipped, clock) -> None:
+async def test_stop_when_sure_ends_once_every_band_is_90_percent_sure(db, shipped, clock) -> None:
+    """A clear senior (every answer right) is placed in far fewer than 30 questions; the report says why."""
     core = await _core(db, shipped, clock)
-    asked, report = await _run(core, InterviewFilters(topics=TOPICS[:1], count=30, stop_when_sure=True),
-                               lambda n: n % 2 == 0)
-    assert 5 <= len(asked) < 30
-    assert report.status == "finished" and report.total == len(asked)
-    assert report.levels[TOPICS[0]].se <= 0.45
+    asked, report = await _run(core, InterviewFilters(topics=TOPICS, count=30, stop_when_sure=True), lambda n: True)
+    assert 5 <= len(asked) <= 12, len(asked)
+    assert report.status == "finished" and report.total == len(asked) and report.ended_sure
+    assert set(report.levels) == set(TOPICS)
+    assert all(level.band == "senior" and level.confidence >= 0.9 for level in report.levels.values())
+    text = "\n".join(block.text for block in report_message(shipped, report, "en").blocks if hasattr(block, "text"))
+    assert f"Ended early, after {len(asked)} answers" in text
+
+
+async def test_stop_when_sure_never_before_five_answers(shipped) -> None:
+    """Even a belief already sure of its band does not end an interview before its fifth answer."""
+    topic = TOPICS[0]
+    ids = [q.id for q in shipped.select((topic,))][:5]
+    sure = {topic: Estimate(2.5, 0.2)}
+    filters = InterviewFilters(topics=(topic,), count=30, stop_when_sure=True)
+    assert [sure_enough(filters, ids[:n], shipped, sure) for n in range(1, 6)] == [False] * 4 + [True]
+    assert not sure_enough(replace(filters, stop_when_sure=False), ids, shipped, sure)
+    assert not sure_enough(filters, ids, shipped, {topic: Estimate(0.8, 0.2)}), "near a cut-off: not sure"
+
+
+async def test_without_stop_when_sure_the_interview_runs_its_count(db, shipped, clock) -> None:
+    core = await _core(db, shipped, clock)
+    asked, report = await _run(core, InterviewFilters(topics=TOPICS[:1], count=9), lambda n: True)
+    assert len(asked) == 9 and not report.ended_sure
 
 
 async def test_a_review_moves_its_card_but_not_the_ability(db, shipped, clock) -> None:
@@ -129,6 +151,26 @@ async def test_a_review_moves_its_card_but_not_the_ability(db, shipped, clock) -
     assert after[2] == before[2] and after[3] == before[3]
     moved = await get_card(db, user, missed)
     assert moved is not None and moved.due_at > now and moved.last_reviewed_at == pytest.approx(now, abs=1)
+
+
+async def test_each_choice_reads_the_difficulties_of_one_topics_unasked_questions_only(db, shipped, clock,
+                                                                                       monkeypatch) -> None:
+    """Not the whole item_difficulties table inside every answer's transaction: the shortlist's rows."""
+    reads: list[list[str] | None] = []
+    real = beliefs.item_difficulties
+
+    async def spy(connection, question_ids=None):
+        reads.append(None if question_ids is None else list(question_ids))
+        return await real(connection, question_ids)
+
+    monkeypatch.setattr(beliefs, "item_difficulties", spy)
+    core = await _core(db, shipped, clock)
+    asked, _ = await _run(core, InterviewFilters(topics=TOPICS, count=4), lambda n: True)
+    assert len(reads) == 4 and None not in reads
+    for ids, delivery in zip(reads, asked):
+        topic = delivery.question.topic
+        assert delivery.question.id in ids and {shipped.questions[qid].topic for qid in ids} == {topic}
+        assert not set(ids) & {d.question.id for d in asked[:asked.index(delivery)]}
 
 
 async def test_a_pinned_difficulty_does_not_adapt(db, shipped, clock) -> None:

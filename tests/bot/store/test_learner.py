@@ -68,3 +68,13 @@ async def test_each_topic_keeps_its_belief_at_each_weeks_end(db: Database) -> No
     assert weeks[1][1].value == pytest.approx(now.value) and weeks[0][1].value > now.value
     assert await beliefs.weekly_abilities(db, user, monday + 7 * 86_400) == {"topic-a": weeks[1:]}
 
+
+async def test_item_difficulties_reads_only_the_questions_asked_for(db: Database) -> None:
+    user = await _user(db, "ann")
+    others = [Item(f"q{n}", "topic-a", "spec-x", 2) for n in range(2, 5)]
+    async with db.transaction() as connection:
+        await beliefs.record_answers(connection, [beliefs.LearnerAnswer(user, item, True, 1.0)
+                                                  for item in (ITEM, *others)])
+    assert set(await beliefs.item_difficulties(db)) == {"q1", "q2", "q3", "q4"}
+    assert set(await beliefs.item_difficulties(db, ["q2", "q4", "q9"])) == {"q2", "q4"}
+    assert await beliefs.item_difficulties(db, []) == {}
