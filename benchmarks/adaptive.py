@@ -49,21 +49,32 @@ from benchmarks.sizes import scaled
 from bot.bank import load_bank
 from bot.bank.loader import Bank
 from bot.domain import InterviewFilters, Question
-from bot.interview.selection import next_adaptive
+from bot.interview.selection import STOP_SURE, next_adaptive, sure_enough
 from bot.learner.ability import PRIOR, PRIOR_VARIANCE, Estimate, p_right, update, update_person
 from bot.learner.analysis import AnswerRow, analyse
-from bot.learner.items import label_logit, starting_difficulty
-from bot.learner.verdict import band_of
+from bot.learner.items import LABEL_LOGITS, label_logit, starting_difficulty
+from bot.learner.verdict import BANDS, band_of, level
 
 NAME = "adaptive"
-RATIO_GOAL = 0.8
-BAND_GOAL = 0.8
+RATIO_GOAL = 0.8  # retired (issue 26): no policy reaches it on this bank (best 0.909); kept as a figure
+BAND_GOAL = 0.8  # retired with it: band_accuracy against the exact optimum replaces it
+OPTIMUM_SHARE_GOAL = 0.95  # band accuracy at 12 answers, as a share of the best any policy could do
+CONFIDENCE_GAP_GOAL = 0.05  # |mean stated confidence - share of bands right|
+TO_SURE_GOAL = 10  # median answers until --stop-when-sure ends, candidates at -2 and +2
 OTHERS_GOAL = 2
 FIGURES = (
+    Figure("band_accuracy", ""),
+    Figure("band_accuracy_optimum", ""),
+    Figure("band_accuracy_share_of_optimum", "", at_least=OPTIMUM_SHARE_GOAL),
+    Figure("confidence_stated", ""),
+    Figure("confidence_gap", "", at_most=CONFIDENCE_GAP_GOAL),
+    Figure("questions_to_sure", " answers", at_most=TO_SURE_GOAL),
+    Figure("questions_to_sure_low", " answers"),
+    Figure("questions_to_sure_high", " answers"),
     Figure("rmse_adaptive_10", " logit"),
     Figure("rmse_random_10", " logit"),
-    Figure("rmse_ratio", "", at_most=RATIO_GOAL),
-    Figure("band_accuracy_12", "", at_least=BAND_GOAL),
+    Figure("rmse_ratio", ""),
+    Figure("band_accuracy_12", ""),
     Figure("band_accuracy_12_random", ""),
     Figure("planted_key_flagged", ""),
     Figure("other_wrong_key_flags", "", at_most=OTHERS_GOAL),
@@ -72,8 +83,8 @@ FIGURES = (
     Figure("spread.item_rmse_calibrated", " logit"),
     Figure("spread.rmse_adaptive_10", " logit"),
     Figure("spread.rmse_random_10", " logit"),
-    Figure("spread.rmse_ratio", "", at_most=RATIO_GOAL),
-    Figure("spread.band_accuracy_12", "", at_least=BAND_GOAL),
+    Figure("spread.rmse_ratio", ""),
+    Figure("spread.band_accuracy_12", ""),
     Figure("spread.band_accuracy_12_random", ""),
     Figure("spread.labels_only.rmse_ratio", ""),
     Figure("spread.labels_only.band_accuracy_12", ""),
@@ -130,18 +141,78 @@ def _measure(rng: random.Random, bank: Bank, candidates: int, world: World = LAB
     topics = sorted(bank.topics)
     errors: dict[str, list[float]] = {"adaptive": [], "random": []}
     bands = {"adaptive": 0, "random": 0}
+    stated = 0.0  # the adaptive verdict's own confidence in its band, summed
     for n in range(candidates):
         ability = -SPREAD + 2 * SPREAD * (n + 0.5) / candidates  # evenly over the range
         topic = rng.choice(topics)
         for way in ("adaptive", "random"):
             adaptive = way == "adaptive"
             errors[way].append(_estimate(rng, bank, world, topic, ability, 10, adaptive).value - ability)
-            bands[way] += band_of(_estimate(rng, bank, world, topic, ability, 12, adaptive).value) == band_of(ability)
+            at_12 = _estimate(rng, bank, world, topic, ability, 12, adaptive)
+            bands[way] += band_of(at_12.value) == band_of(ability)
+            stated += level(at_12).confidence if adaptive else 0.0
     rmse = {way: math.sqrt(statistics.fmean(e * e for e in values)) for way, values in errors.items()}
     return {"rmse_adaptive_10": round(rmse["adaptive"], 3), "rmse_random_10": round(rmse["random"], 3),
             "rmse_ratio": round(rmse["adaptive"] / rmse["random"], 3),
             "band_accuracy_12": round(bands["adaptive"] / candidates, 3),
-            "band_accuracy_12_random": round(bands["random"] / candidates, 3)}
+            "band_accuracy_12_random": round(bands["random"] / candidates, 3),
+            "confidence_stated": round(stated / candidates, 3)}
+
+
+def band_optimum(answers: int, grid: int = 200) -> float:
+    """The exact best band accuracy any selection policy could reach with `answers` answers on the
+    labelled bank, the population evenly over [-SPREAD, SPREAD] (as in _measure).
+
+    Dynamic programming over the answers so far, counted right and wrong per label (all a policy can
+    know when the questions of one label are alike): each step asks the label whose expected final
+    accuracy is highest, and the verdict is the band most probable a posteriori under the true
+    population. Weights are kept unnormalised (the probability of the sequence and the ability
+    together), so the value of a state is the sum over its two outcomes. A topic's ~13-15 questions
+    per label are not a limit here, which can only flatter the optimum."""
+    abilities = [-SPREAD + 2 * SPREAD * (g + 0.5) / grid for g in range(grid)]
+    labels = sorted(LABEL_LOGITS.values())
+    chance = [[p_right(a, b) for a in abilities] for b in labels]
+    bands = [[g for g, a in enumerate(abilities) if band_of(a) == band] for band in BANDS]
+    memo: dict[tuple[int, ...], float] = {}
+
+    def value(state: tuple[int, ...], weights: list[float], left: int) -> float:
+        if state in memo:
+            return memo[state]
+        if left == 0:
+            best = max(sum(weights[g] for g in members) for members in bands)
+        else:
+            best = 0.0
+            for k, p in enumerate(chance):
+                right = list(state)
+                right[2 * k] += 1
+                wrong = list(state)
+                wrong[2 * k + 1] += 1
+                best = max(best, value(tuple(right), [w * q for w, q in zip(weights, p)], left - 1)
+                           + value(tuple(wrong), [w * (1.0 - q) for w, q in zip(weights, p)], left - 1))
+        memo[state] = best
+        return best
+
+    return value((0,) * (2 * len(labels)), [1.0 / grid] * grid, answers)
+
+
+def questions_to_sure(rng: random.Random, bank: Bank, ability: float, candidates: int) -> list[int]:
+    """How many answers an adaptive interview asked to stop when sure takes, for candidates of one
+    ability (a topic each, up to 30 questions), with the engine's own choice and stop rule."""
+    topics = sorted(bank.topics)
+    counts = []
+    for _ in range(candidates):
+        topic = rng.choice(topics)
+        filters = InterviewFilters(topics=(topic,), count=30, stop_when_sure=True)
+        belief, asked = PRIOR, []
+        while len(asked) < filters.count and not sure_enough(filters, asked, bank, {topic: belief}):
+            question = next_adaptive(bank, filters, asked, {topic: belief}, {}, {}, rng)
+            if question is None:
+                break
+            asked.append(question.id)
+            belief = update_person(belief, starting_difficulty(question.difficulty),
+                                   _answer(rng, ability, label_logit(question.difficulty)))
+        counts.append(len(asked))
+    return counts
 
 
 def _spread_truth(rng: random.Random, bank: Bank) -> dict[str, float]:
@@ -242,6 +313,17 @@ async def run(quick: bool) -> dict[str, Any]:
     bank = load_bank(None)
     candidates = scaled(400 if quick else 1000, minimum=50)
     result = _measure(rng, bank, candidates)
+    optimum = band_optimum(12)
+    result.update(band_accuracy=result["band_accuracy_12"], band_accuracy_optimum=round(optimum, 3),
+                  band_accuracy_share_of_optimum=round(result["band_accuracy_12"] / optimum, 3),
+                  confidence_gap=round(abs(result["confidence_stated"] - result["band_accuracy_12"]), 3))
+    sure_rng = random.Random(2601)
+    low, high = (questions_to_sure(sure_rng, bank, ability, scaled(100 if quick else 300, minimum=20))
+                 for ability in (-2.0, 2.0))
+    result.update(questions_to_sure=statistics.median(low + high), questions_to_sure_low=statistics.median(low),
+                  questions_to_sure_high=statistics.median(high),
+                  questions_to_sure_within_5=round(sum(n <= 5 for n in low + high) / len(low + high), 3),
+                  questions_to_sure_at_30=sum(n >= 30 for n in low + high))
     result.update(_item_analysis(rng, bank, 200))
     spread_candidates = scaled(1000 if quick else 2500, minimum=50)  # more: three worlds are compared, not one
     result["spread"] = _spread(random.Random(SPREAD_SEED), bank, spread_candidates, scaled(CALIBRATION_USERS, minimum=50))
@@ -256,5 +338,10 @@ async def run(quick: bool) -> dict[str, Any]:
         f"{result['planted']} flagged: {result['planted_key_flagged']}; other wrong_key flags: "
         f"{result['other_wrong_key_flags']}; dead distractors flagged: {result['dead_distractor_flags']}",
         _spread_note(result["spread"]),
+        f"band accuracy at 12 answers {result['band_accuracy']} against the exact optimum {result['band_accuracy_optimum']} "
+        f"(share {result['band_accuracy_share_of_optimum']}); stated confidence {result['confidence_stated']} "
+        f"(gap {result['confidence_gap']}); --stop-when-sure (band >= {STOP_SURE:g} probable, 5 answers at least) "
+        f"median answers {result['questions_to_sure_low']} at -2, {result['questions_to_sure_high']} at +2 "
+        f"({len(low)} candidates each; {result['questions_to_sure_at_30']} ran to 30)",
     ]
     return result
