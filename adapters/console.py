@@ -17,6 +17,8 @@ import random
 import shutil
 import sys
 import threading
+import time
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from adapters.common.deliver import deliver
@@ -26,6 +28,7 @@ from bot.core import (SENIORITIES, BankError, ChatRef, CommandHint, Core, Interv
 
 PLATFORM = "console"
 QUIT = ("q", "quit", "exit")
+STOP_WINDOW_S = 2.0  # after a first Ctrl-C, a second one this soon stops the interview instead of keeping it
 
 
 def _width() -> int:
@@ -111,13 +114,14 @@ def run_console(args: argparse.Namespace, settings: Settings) -> int:
     if args.count < 1:
         print("interview-bot console: --count must be at least 1", file=sys.stderr)
         return 2
+    session = Session(_language(args, settings))
     try:
-        return asyncio.run(_interview(args, settings))
+        return asyncio.run(_interview(args, settings, session))
     except BankError as error:
         print(f"interview-bot: the question bank has problems:\n{error}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:  # Ctrl-C: the interview stops here, with its report, as `q` would
-        return asyncio.run(_interrupted(args, settings))
+    except KeyboardInterrupt:  # Ctrl-C: the interview is kept for --resume; a second one stops it
+        return _interrupted(args, settings, session)
 
 
 def _language(args: argparse.Namespace, settings: Settings) -> str:
@@ -134,7 +138,30 @@ def _terminal_user(language: str) -> tuple[UserRef, ChatRef]:
     return user, ChatRef(PLATFORM, f"terminal:{user.platform_id}", "private", "terminal", language)
 
 
-async def _interrupted(args: argparse.Namespace, settings: Settings) -> int:
+@dataclass
+class Session:
+    """What the Ctrl-C handler needs to know of a console run: the language, and whether an interview is live."""
+
+    language: str
+    live: bool = False
+
+
+def _interrupted(args: argparse.Namespace, settings: Settings, session: Session) -> int:
+    """The first Ctrl-C keeps the interview for --resume (the README's promise); a second one within
+    STOP_WINDOW_S stops it with its report, as `q` does."""
+    out = sys.stderr if args.json else sys.stdout
+    if not session.live:
+        print(file=out)
+        return 130
+    try:
+        print("\n" + t(session.language, "console.kept"), file=out, flush=True)
+        time.sleep(STOP_WINDOW_S)
+    except KeyboardInterrupt:
+        return asyncio.run(_stop(args, settings))
+    return 130
+
+
+async def _stop(args: argparse.Namespace, settings: Settings) -> int:
     out = sys.stderr if args.json else sys.stdout
     user, _ = _terminal_user(_language(args, settings))
     core = await Core.open(settings.db_path, settings.questions_path, scheduled=False)
@@ -195,14 +222,17 @@ class LineReader:
         def read() -> None:
             while True:
                 line = sys.stdin.readline()
-                loop.call_soon_threadsafe(self.lines.put_nowait, line)
+                try:
+                    loop.call_soon_threadsafe(self.lines.put_nowait, line)
+                except RuntimeError:  # the loop is closed (Ctrl-C, the end): nobody waits for lines any more
+                    return
                 if not line:
                     return
 
         threading.Thread(target=read, name="console stdin", daemon=True).start()
 
 
-async def _interview(args: argparse.Namespace, settings: Settings) -> int:
+async def _interview(args: argparse.Namespace, settings: Settings, session: Session) -> int:
     out = sys.stderr if args.json else sys.stdout
     user, chat = _terminal_user(_language(args, settings))
     filters = InterviewFilters(topics=tuple(p.strip() for ts in args.topic for p in ts.split(",") if p.strip()),
@@ -222,6 +252,7 @@ async def _interview(args: argparse.Namespace, settings: Settings) -> int:
             print(t(language, "console.nothing_to_resume"), file=out)
         elif unfinished is not None and not args.resume:
             print(t(language, "console.abandoned"), file=out)
+        session.language = language
         if current is not None:
             print(t(language, "interview.resumed"), file=out)
         else:
@@ -233,8 +264,10 @@ async def _interview(args: argparse.Namespace, settings: Settings) -> int:
             labels = dict(core.topics(language))
             topics = ", ".join(labels.get(name, name) for name in filters.topics) or t(language, "interview.all_topics")
             print(counted(language, "interview.started", current.total or filters.count, topics=topics), file=out)
+        session.live = True
         await deliver(core, lambda message: port.send(chat, message), current)
         await _ask_all(core, port, user, chat, language)
+        session.live = False
         print("\n" + t(language, "terminal.data_kept", db=settings.db_path), file=out)
         report = await core.latest_report(user)
         assert report is not None

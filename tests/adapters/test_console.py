@@ -150,21 +150,65 @@ def test_resume_with_nothing_to_resume_and_a_plain_start_over_an_unfinished_one_
     assert "unfinished interview is stopped" in again.stdout
 
 
-def test_ctrl_c_stops_with_the_report(tmp_path) -> None:
-    import signal
-    import time
-
+def _console_at_first_question(db: Path) -> subprocess.Popen:
     process = subprocess.Popen([sys.executable, "-m", "bot", "console", "--count", "3", "--seed", "2"],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "INTERVIEW_BOT_DB": str(tmp_path / "db.sqlite3"),
+                               env={**os.environ, "INTERVIEW_BOT_DB": str(db),
                                     "INTERVIEW_BOT_QUESTIONS": str(FIXTURE_BANK), "LANG": "C.UTF-8"})
     assert process.stdout is not None and process.stdin is not None
     while "Question 1/3" not in process.stdout.readline():
         pass
-    time.sleep(0.3)
+    return process
+
+
+def _interrupt_when_prompted(process: subprocess.Popen) -> None:
+    """SIGINT once the console waits for a line (its prompt has no newline: read up to it)."""
+    import signal
+
+    assert process.stdout is not None
+    seen = ""
+    while "q to stop" not in seen:
+        seen += process.stdout.read(1)
+    process.send_signal(signal.SIGINT)
+
+
+def test_ctrl_c_keeps_the_interview_for_resume(tmp_path) -> None:
+    db = tmp_path / "db.sqlite3"
+    process = _console_at_first_question(db)
+    _interrupt_when_prompted(process)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130 and "Traceback" not in err, err
+    assert "your interview is kept" in out and "--resume" in out and "Interview report" not in out
+    resumed = run(["console", "--resume", "--json"], "a\na\na\n", db)
+    assert resumed.returncode == 0 and json.loads(resumed.stdout)["total"] == 3, resumed.stderr
+
+
+def test_a_second_ctrl_c_stops_with_the_report(tmp_path) -> None:
+    import signal
+
+    process = _console_at_first_question(tmp_path / "db.sqlite3")
+    _interrupt_when_prompted(process)
+    assert process.stdout is not None
+    while "your interview is kept" not in process.stdout.readline():
+        pass
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
-    assert process.returncode == 130 and "Interview report" in out and "Traceback" not in err
+    assert process.returncode == 130 and "Interview report" in out and "Traceback" not in err, err
+
+
+def test_ctrl_c_while_the_program_starts_is_no_traceback(monkeypatch, capsys) -> None:
+    """Ctrl-C during the imports (the first half second) lands in `run`, not in a traceback; before that
+    the interpreter itself is starting, which no program can change."""
+    import types
+
+    import bot.__main__ as entry
+
+    class Importing(types.ModuleType):
+        def __getattr__(self, name: str):
+            raise KeyboardInterrupt
+
+    monkeypatch.setitem(sys.modules, "bot.app.cli", Importing("bot.app.cli"))
+    assert entry.run() == 130 and capsys.readouterr().err == "\n"
 
 
 def test_the_console_enters_through_the_facade_only() -> None:
