@@ -24,7 +24,8 @@ from typing import Any, TextIO
 from adapters.common.deliver import deliver
 from bot.app.config import Settings
 from bot.core import (SENIORITIES, BankError, ChatRef, CommandHint, Core, InterviewFilters, Message, Report,
-                      UserError, UserRef, counted, language_from_locale, render_plain, strip_control, t)
+                      UserError, UserRef, counted, is_store_failure, language_from_locale, render_plain,
+                      strip_control, t)
 
 PLATFORM = "console"
 QUIT = ("q", "quit", "exit")
@@ -122,6 +123,19 @@ def run_console(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     except KeyboardInterrupt:  # Ctrl-C: the interview is kept for --resume; a second one stops it
         return _interrupted(args, settings, session)
+    except Exception as error:  # noqa: BLE001 - a store failure is one line; anything else is a bug, raised
+        if not is_store_failure(error):
+            raise
+        return _store_failed(error, session)
+
+
+def _store_failed(error: BaseException, session: Session) -> int:
+    """One line for a store that failed mid-run: whether the last answer was saved, and that --resume carries on."""
+    reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
+    answer = {None: "console.no_answer", True: "console.answer_saved", False: "console.answer_not_saved"}[session.saved]
+    print("\n" + t(session.language, "console.store_failed", error=reason, answer=t(session.language, answer)),
+          file=sys.stderr)
+    return 1
 
 
 def _language(args: argparse.Namespace, settings: Settings) -> str:
@@ -144,6 +158,7 @@ class Session:
 
     language: str
     live: bool = False
+    saved: bool | None = None  # the last answer: None before any, False while it is being recorded
 
 
 def _interrupted(args: argparse.Namespace, settings: Settings, session: Session) -> int:
@@ -266,7 +281,7 @@ async def _interview(args: argparse.Namespace, settings: Settings, session: Sess
             print(counted(language, "interview.started", current.total or filters.count, topics=topics), file=out)
         session.live = True
         await deliver(core, lambda message: port.send(chat, message), current)
-        await _ask_all(core, port, user, chat, language)
+        await _ask_all(core, port, user, chat, language, session)
         session.live = False
         print("\n" + t(language, "terminal.data_kept", db=settings.db_path), file=out)
         report = await core.latest_report(user)
@@ -278,7 +293,8 @@ async def _interview(args: argparse.Namespace, settings: Settings, session: Sess
     return 0
 
 
-async def _ask_all(core: Core, port: ConsolePort, user: UserRef, chat: ChatRef, language: str) -> None:
+async def _ask_all(core: Core, port: ConsolePort, user: UserRef, chat: ChatRef, language: str,
+                   session: Session | None = None) -> None:
     """Letters become clicks until the interview has ended (finished, timed out to its end, or stopped)."""
     reader = LineReader()
     while await core.current_question(user) is not None:
@@ -301,7 +317,11 @@ async def _ask_all(core: Core, port: ConsolePort, user: UserRef, chat: ChatRef, 
         if token is None:
             print(t(language, "console.invalid", letters="/".join(sorted(port.buttons))), file=port.out)
             continue
+        if session is not None:
+            session.saved = False
         reply = await core.click(user, chat, token)
+        if session is not None:
+            session.saved = True
         if reply.refused is not None:
             print(reply.popup, file=port.out)
             continue

@@ -36,6 +36,7 @@ from bot.schedule.timer import Timer, shared_scheduler
 from bot.scores.boards import Period
 from bot.scores.service import ScoresService
 from bot.store import interviews as records
+from bot.store.backend import is_store_failure
 from bot.store.database import Database
 from bot.store.forget import Forgotten, forget_user
 from bot.store.people import move_chat, set_chat_language, set_user_language
@@ -50,7 +51,7 @@ log = logging.getLogger(__name__)
 # What an adapter needs besides the facade: the neutral values it builds calls from and renders.
 __all__ = ["LETTERS", "SENIORITIES", "AnswerRefused", "BankError", "ChatRef", "ClickReply", "CommandHint", "Core",
            "Document", "InterviewFilters", "Message", "Outgoing", "Report", "UserError", "UserRef", "counted",
-           "language_from_locale", "render_plain", "strip_control", "t"]
+           "is_store_failure", "language_from_locale", "render_plain", "strip_control", "t"]
 
 
 class Core:

@@ -9,6 +9,7 @@ by name.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence, Sized
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -30,6 +31,14 @@ class StoreError(Exception):
 
 class StoreGone(StoreError):
     """The store file was deleted or replaced while the bot ran: nothing more may be acknowledged."""
+
+
+def is_store_failure(error: BaseException) -> bool:
+    """The store itself failed (locked, damaged, unreachable, gone) rather than the program: a user is told
+    in one line, never shown a traceback. Both backends' own exceptions count (sqlite3's, asyncpg's)."""
+    if isinstance(error, (StoreError, sqlite3.Error, OSError, ConnectionError)):
+        return True
+    return type(error).__module__.split(".")[0] == "asyncpg"
 
 
 class IntegrityViolation(Exception):

@@ -239,3 +239,37 @@ def test_the_console_strips_control_characters_from_what_it_prints() -> None:
     printed = out.getvalue()
     assert "Stem [31mred]0;title?" in printed and "A. option [2J with a long label" in printed
     assert not any(char in printed for char in "\x1b\x07\x9b")
+
+
+@pytest.mark.parametrize("saved", [False, True])
+def test_a_store_failing_mid_run_is_one_line_saying_whether_the_answer_was_saved(tmp_path, monkeypatch, capsys,
+                                                                                 saved) -> None:
+    import io
+    import sqlite3
+
+    from bot.app.cli import main
+    from bot.core import Core
+
+    click, current = Core.click, Core.current_question
+    clicked = []
+
+    async def failing_click(self, *args, **kwargs):  # the store fails while the answer is recorded ...
+        if not saved:
+            raise sqlite3.OperationalError("database is locked")
+        clicked.append(1)
+        return await click(self, *args, **kwargs)
+
+    async def failing_current(self, *args, **kwargs):  # ... or right after it was
+        if clicked:
+            raise sqlite3.OperationalError("database is locked")
+        return await current(self, *args, **kwargs)
+
+    monkeypatch.setattr(Core, "click", failing_click)
+    monkeypatch.setattr(Core, "current_question", failing_current)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("a\na\n"))
+    monkeypatch.setenv("INTERVIEW_BOT_QUESTIONS", str(FIXTURE_BANK))
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    assert main(["--db", str(tmp_path / "db.sqlite3"), "console", "--count", "2", "--seed", "1"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "database is locked" in err[0] and "--resume" in err[0], err
+    assert ("was saved" if saved else "was not saved") in err[0]
