@@ -23,6 +23,7 @@ from bot.domain import LETTERS, SENIORITIES, ChatRef, InterviewFilters, Report, 
 from bot.errors import AnswerRefused, UserError
 from bot.interview.engine import AnswerResult, InterviewEngine
 from bot.interview.service import InterviewService
+from bot.quiz.service import DEFAULT_COUNT, DEFAULT_SECONDS, QuizService
 from bot.asking.view import topic_label
 from bot.metrics import count_answer, count_interview
 from bot.port import DeliveryPort
@@ -36,6 +37,7 @@ from bot.schedule.timer import Timer, shared_scheduler
 from bot.scores.boards import Period
 from bot.scores.service import ScoresService
 from bot.store import interviews as records
+from bot.store import polls
 from bot.store.backend import is_store_failure
 from bot.store.database import Database
 from bot.store.forget import Forgotten, forget_user
@@ -66,11 +68,13 @@ class Core:
         self.engine = InterviewEngine(db, bank, self.clock, self.rng, review_retention)
         self.interviews = InterviewService(db, bank, self.clock, self.engine, self.ports, self._poke)
         self.daily = DailyService(db, bank, self.clock, self.ports, self.rng, retention=review_retention)
+        self.quiz = QuizService(db, bank, self.clock, self.ports, self.rng, self.daily.answers, self._poke)
         self.scores = ScoresService(db, self.clock)
         self.progress_view = ProgressService(db, bank, self.clock)
         self.timer: Timer | None = None  # daily posts
         self.reveals: Timer | None = None  # reveals, apart: a six-minute posting broadcast never holds one back
         self.deadlines: Timer | None = None  # interview deadlines, apart: a long broadcast never delays one
+        self.quizzes: Timer | None = None  # every quiz round's clock: one timer, rounds claimed in the store
         if scheduled:
             scheduler = shared_scheduler()
             self.timer = Timer(self.daily.post_due, self.daily.next_post_moment, self.clock, scheduler=scheduler,
@@ -79,6 +83,8 @@ class Core:
                                  scheduler=scheduler, name="reveals")
             self.deadlines = Timer(self.interviews.expire, self.interviews.next_deadline, self.clock,
                                    scheduler=scheduler, name="deadlines")
+            self.quizzes = Timer(self.quiz.run_due, self.quiz.next_moment, self.clock, scheduler=scheduler,
+                                 name="quiz")
 
     @classmethod
     async def open(cls, db_path: Path | str, questions: Path | None = None, **options: object) -> Core:
@@ -100,15 +106,17 @@ class Core:
     async def start(self) -> None:
         """Catch up on what was missed while down, then wake for what comes next."""
         await self.daily.schedule_missing()
-        if self.timer is not None and self.reveals is not None and self.deadlines is not None:
+        if self.timer is not None and self.reveals is not None and self.deadlines is not None \
+                and self.quizzes is not None:
             self.reveals.start()  # their first ticks catch up at once
             self.timer.start()
             self.deadlines.start()
+            self.quizzes.start()
         else:
             await self.tick()
 
     async def close(self) -> None:
-        for timer in (self.timer, self.reveals, self.deadlines):
+        for timer in (self.timer, self.reveals, self.deadlines, self.quizzes):
             if timer is not None:
                 await timer.stop()
         close_chart_worker()
@@ -118,10 +126,11 @@ class Core:
         """Everything time-driven that is due now: posts, reveals, interview deadlines."""
         await self.daily.run_due()
         await self.interviews.expire()
+        await self.quiz.run_due()
 
     def _poke(self) -> None:
         """Something new is scheduled or deliverable: the timer re-reads the earliest due moment."""
-        for timer in (self.timer, self.reveals, self.deadlines):
+        for timer in (self.timer, self.reveals, self.deadlines, self.quizzes):
             if timer is not None:
                 timer.poke()
 
@@ -228,7 +237,15 @@ class Core:
                 if reply.refused is None:
                     count_answer(user.platform, "interview")
                 return reply
-            answer = await self.daily.answer(caller, asked, parsed.letter)
+            try:
+                answer = await self.daily.answer(caller, asked, parsed.letter)
+            except AnswerRefused as refused:
+                if refused.reason != "unknown" or not await self.quiz.owns(asked.id):
+                    raise
+                scored = await self.quiz.answer(caller, asked, parsed.letter)
+                count_answer(user.platform, "quiz")
+                return ClickReply(t(caller.language, "quiz.correct" if scored.correct else "quiz.wrong",
+                                    points=scored.points), correct=scored.correct)
             count_answer(user.platform, "daily")
         except AnswerRefused as refused:
             log.info("click refused (%s): user %s:%s chat %s token %r", refused.reason, user.platform,
@@ -236,6 +253,16 @@ class Core:
             return ClickReply(t(caller.language, refused.message_key), alert=True, refused=refused.reason)
         return ClickReply(t(caller.language, "daily.right" if answer.correct else "daily.wrong"),
                           counter=(answer.asked_id, answer.answered), correct=answer.correct)
+
+    async def start_quiz(self, user: UserRef, chat: ChatRef, topic: str | None = None, count: int = DEFAULT_COUNT,
+                         seconds: int = DEFAULT_SECONDS, difficulty: int | None = None) -> Message:
+        """/quiz in a group: a live round starts (its first question follows at once); UserError otherwise."""
+        return await self.quiz.start(await self.caller(user, chat), topic, count, seconds, difficulty)
+
+    async def stop_quiz(self, user: UserRef, chat: ChatRef, is_admin: bool) -> Message:
+        """/quiz stop: the round's starter or an administrator ends it; UserError otherwise."""
+        caller = await self.caller(user, chat)
+        return self.text(caller.language, await self.quiz.stop(caller, is_admin))
 
     async def poll_seen(self, platform: str, poll_ref: str, question: str, options: Sequence[str]) -> bool:
         """The platform showed the state of one of the bot's polls: if it is a poll whose send outcome was
@@ -247,6 +274,11 @@ class Core:
         shown): the same answer a button click records. None when nothing was recorded: a retracted vote, a
         poll the bot did not post, a closed question, a second answer. Nobody is told (a poll shows its own)."""
         try:
+            asked_id = await polls.asked_of_poll(self.db, user.platform, poll_ref)
+            if asked_id is not None and await self.quiz.owns(asked_id):
+                await self.quiz.poll_vote(user, asked_id, option_ids)
+                count_answer(user.platform, "quiz")
+                return None
             answer = await self.daily.poll_answer(user, poll_ref, option_ids)
         except AnswerRefused as refused:
             log.info("poll answer refused (%s): user %s:%s poll %r", refused.reason, user.platform, user.platform_id,

@@ -1,5 +1,5 @@
-"""A daily question as a native quiz poll, when it fits one (bot/bank/poll_fit.py); otherwise None and
-the buttons stay."""
+"""A question being asked as a native quiz poll (a daily question, a quiz round), when it fits one
+(bot/bank/poll_fit.py); otherwise None and the buttons stay."""
 
 from __future__ import annotations
 

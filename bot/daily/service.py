@@ -19,7 +19,7 @@ from bot.bank.poll_fit import PollFit
 from bot.schedule.clock import Clock
 from bot.caller import Caller, resolve
 from bot.daily.chats import chat_allowed, chat_forbidden, chat_gone, chat_language
-from bot.daily.poll import quiz_poll
+from bot.asking.poll import quiz_poll
 from bot.daily.reveal import Reveals
 from bot.daily.view import daily_question_message, subscription_message
 from bot.port import ChatForbidden, ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryUnknown, poll_port

@@ -48,5 +48,6 @@ async def forget_user(db: Database, user_id: int) -> Forgotten:
             """DELETE FROM poll_votes_waiting WHERE EXISTS (
                  SELECT 1 FROM users u WHERE u.id = ? AND u.platform = poll_votes_waiting.platform
                     AND u.platform_user_id = poll_votes_waiting.platform_user_id)""", (user_id,))
+        await connection.execute("UPDATE quiz_rounds SET starter_id = NULL WHERE starter_id = ?", (user_id,))
         await connection.execute("DELETE FROM users WHERE id = ?", (user_id,))
     return Forgotten(answers, interviews, cards)

@@ -248,6 +248,39 @@ MIGRATIONS: tuple[str | dict[str, str], ...] = (
     );
     ALTER TABLE daily_posts ADD COLUMN reveal_started_at REAL;
     """,
+    # 12: live quiz rounds in a group: the round (its plan, where it stands, when its clock acts next) and
+    # the questions it asked; answers are ordinary answers to those asked questions. One running round per
+    # chat, by a partial unique index.
+    """
+    CREATE TABLE quiz_rounds (
+        id INTEGER PRIMARY KEY,
+        chat_id INTEGER NOT NULL REFERENCES chats (id),
+        starter_id INTEGER REFERENCES users (id),
+        topic TEXT,
+        difficulty INTEGER,
+        total INTEGER NOT NULL,
+        seconds INTEGER NOT NULL,
+        question_ids TEXT NOT NULL,
+        asked INTEGER NOT NULL DEFAULT 0,
+        state TEXT NOT NULL CHECK (state IN ('running', 'ended')),
+        phase TEXT NOT NULL CHECK (phase IN ('between', 'asking')),
+        due_at REAL NOT NULL,
+        silent INTEGER NOT NULL DEFAULT 0,
+        end_reason TEXT,
+        created_at REAL NOT NULL,
+        ended_at REAL
+    );
+    CREATE UNIQUE INDEX quiz_one_running_round_per_chat ON quiz_rounds (chat_id) WHERE state = 'running';
+    CREATE INDEX quiz_rounds_due ON quiz_rounds (state, due_at);
+    CREATE TABLE quiz_questions (
+        asked_id INTEGER PRIMARY KEY REFERENCES asked_questions (id),
+        round_id INTEGER NOT NULL REFERENCES quiz_rounds (id),
+        number INTEGER NOT NULL,
+        sent_at REAL,
+        closes_at REAL,
+        UNIQUE (round_id, number)
+    );
+    """,
 )
 
 LATEST = len(MIGRATIONS)

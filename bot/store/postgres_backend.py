@@ -34,7 +34,7 @@ WRITE_LOCK = 0x1B07_0001  # pg_advisory_xact_lock key: one writer at a time, acr
 MIGRATION_LOCK = 0x1B07_0002  # held while migrations run, so workers starting together take turns
 LOST = (pg.PostgresConnectionError, pg.OperatorInterventionError, pg.InterfaceError, ConnectionError, OSError)
 BEGIN_ATTEMPTS = 3
-CLAIM_KINDS = {"reveal": 1, "post": 2}  # the high bits of a claim's advisory lock key, so kinds never collide
+CLAIM_KINDS = {"reveal": 1, "post": 2, "quiz": 3}  # the high bits of a claim's advisory lock key, so kinds never collide
 
 
 @functools.lru_cache(maxsize=4096)

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from bot.core import Core
-from bot.daily.poll import quiz_poll, short_explanation
+from bot.asking.poll import quiz_poll, short_explanation
 from bot.domain import AskedQuestion, ChatRef, Option, Question, UserRef
 from bot.asking.delivery import Delivery
 from bot.limits import POLL_EXPLANATION_MAX
