@@ -112,7 +112,16 @@ async def storm(server: ServerProcess, folder: Path, count: int, tree: Path, cat
     restart within the grace window, and nobody waits for the next minute."""
     minute = datetime.now(timezone.utc).replace(second=0, microsecond=0) if catch_up else the_minute()
     path = folder / f"storm-{tree.name}-{count}.sqlite3"
-    await subscribe_all(path, count, minute)
+    if tree == ROOT:
+        await subscribe_all(path, count, minute)
+    else:  # the baseline's own code writes its store, at its own schema version
+        script = ("import asyncio, sys, datetime; from benchmarks.broadcast import subscribe_all; "
+                  "asyncio.run(subscribe_all(sys.argv[1], int(sys.argv[2]), "
+                  "datetime.datetime.fromisoformat(sys.argv[3])))")
+        maker = await asyncio.create_subprocess_exec(sys.executable, "-c", script, str(path), str(count),
+                                                     minute.isoformat(), cwd=tree, env={**os.environ,
+                                                                                        "PYTHONPATH": str(tree)})
+        await maker.wait()
     await server.post("/reset", {"limit": {"count": TELEGRAM_LIMIT, "window": 1.0, "model": "window"}})
     environment = {**os.environ, "TELEGRAM_BOT_TOKEN": server.token, "INTERVIEW_BOT_DB": str(path),
                    "INTERVIEW_BOT_LOG_LEVEL": "WARNING", "PYTHONPATH": str(tree)}
