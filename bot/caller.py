@@ -37,6 +37,12 @@ def language_of(user: UserRecord | None, chat: ChatRecord | None, locale: str | 
                             locale=locale or (user.locale if user else None) or (chat.locale if chat else None))
 
 
+def chat_language(record: ChatRecord) -> str:
+    """What the bot speaks in a chat without a person to answer (a daily post, a quiz round): the chat's
+    chosen language, else its platform locale's, else the default."""
+    return resolve_language(chat=record.language, locale=record.locale)
+
+
 async def resolve(db: Database, now: float, user: UserRef | None = None, chat: ChatRef | None = None,
                   *, create: bool = True) -> Caller:
     """The records behind the refs (created on first sight, unless `create` is False: a refusal or a

@@ -1,5 +1,4 @@
-"""What the daily question needs of a chat besides its subscription: the language its posts speak, and
-what happens when the chat is gone (the subscription stops for good) or refuses the bot for now (it
+"""What the daily question needs of a chat besides its subscription: what happens when the chat is gone (the subscription stops for good) or refuses the bot for now (it
 pauses: still scheduled, and the next post that gets through resumes it)."""
 
 from __future__ import annotations
@@ -9,14 +8,8 @@ import logging
 from bot.store import daily as posts
 from bot.store.database import Database
 from bot.store.people import ChatRecord
-from bot.text.i18n import resolve_language
 
 log = logging.getLogger(__name__)
-
-
-def chat_language(record: ChatRecord) -> str:
-    """The chat's chosen language, else its platform locale's, else the default."""
-    return resolve_language(chat=record.language, locale=record.locale)
 
 
 async def chat_gone(db: Database, record: ChatRecord, now: float, what: str) -> None:

@@ -13,7 +13,8 @@ import logging
 from bot.bank.loader import Bank
 from bot.daily.broadcast import broadcast
 from bot.lanes import lane
-from bot.daily.chats import chat_forbidden, chat_gone, chat_language
+from bot.caller import chat_language
+from bot.daily.chats import chat_forbidden, chat_gone
 from bot.daily.view import reveal_message
 from bot.asking.delivery import Delivery
 from bot.port import ChatForbidden, ChatGone, DeliveryError, DeliveryPort, PollPort, poll_port

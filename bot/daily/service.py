@@ -17,8 +17,8 @@ from datetime import timedelta
 from bot.bank.loader import Bank
 from bot.bank.poll_fit import PollFit
 from bot.schedule.clock import Clock
-from bot.caller import Caller, resolve
-from bot.daily.chats import chat_allowed, chat_forbidden, chat_gone, chat_language
+from bot.caller import Caller, chat_language, resolve
+from bot.daily.chats import chat_allowed, chat_forbidden, chat_gone
 from bot.asking.poll import quiz_poll
 from bot.daily.reveal import Reveals
 from bot.daily.view import daily_question_message, subscription_message

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from bot.asking.delivery import Delivery, shuffled_options
 from bot.asking.poll import quiz_poll
 from bot.bank.loader import Bank
-from bot.caller import Caller, resolve
+from bot.caller import Caller, chat_language, resolve
 from bot.domain import LETTERS, AskedQuestion, RecordedAnswer, UserRef
 from bot.errors import AnswerRefused, UserError
 from bot.learner.items import Item
@@ -34,15 +34,10 @@ from bot.store import quiz as rounds
 from bot.store.answer_batch import AnswerWriter, QuestionClosed
 from bot.store.database import Database
 from bot.store.people import ChatRecord, get_chat
-from bot.text.i18n import resolve_language
 from bot.text.messages import Message
 
 log = logging.getLogger(__name__)
 
-
-def chat_language(record: ChatRecord) -> str:
-    """The chat's chosen language, else its platform locale's, else the default."""
-    return resolve_language(chat=record.language, locale=record.locale)
 COUNT_RANGE, SECONDS_RANGE = (3, 30), (10, 120)
 DEFAULT_COUNT, DEFAULT_SECONDS = 10, 20
 GAP_S = 3.0  # from a question's result to the next question

@@ -35,9 +35,13 @@ def round_question_message(bank: Bank, delivery: Delivery, seconds: int, closes_
     return Message((header, *message.blocks[1:]), message.buttons)
 
 
+def points_text(language: str, points: int) -> str:
+    """2,850 / 2.850: thousands grouped as the reader writes them."""
+    return f"{points:,}".replace(",", "." if language == "tr" else ",")
+
+
 def top_names(language: str, standings: list[Standing], count: int = 3) -> str:
-    return ", ".join(f"{s.place}. {short_name(clean_name(s.name))} ({s.points:,})".replace(",", "." if language == "tr"
-                                                                                              else ",")
+    return ", ".join(f"{s.place}. {short_name(clean_name(s.name))} ({points_text(language, s.points)})"
                      for s in standings[:count])
 
 
@@ -63,9 +67,8 @@ def final_message(language: str, reason: str, asked: int, total: int, standings:
     blocks: list = [Paragraph(t(language, f"quiz.over_{reason}", asked=asked, total=total), "title")]
     if standings:
         header = tuple(t(language, "quiz.ranking_columns").split("|"))
-        rows = tuple((str(s.place), short_name(clean_name(s.name)), f"{s.points:,}".replace(",", "." if language == "tr"
-                                                                                          else ","),
-                      f"{s.right}/{asked}") for s in standings)
+        rows = tuple((str(s.place), short_name(clean_name(s.name)), points_text(language, s.points), f"{s.right}/{asked}")
+                     for s in standings)
         blocks += [Table(header, rows), Paragraph(t(language, "quiz.counted"), "muted")]
     else:
         blocks.append(Paragraph(t(language, "quiz.nobody_played"), "muted"))
