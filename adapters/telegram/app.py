@@ -19,7 +19,7 @@ from telegram.ext import (Application, ApplicationBuilder, ApplicationHandlerSto
                           ChatMemberHandler, CommandHandler, ContextTypes, MessageHandler, PollAnswerHandler, PollHandler,
                           SimpleUpdateProcessor, TypeHandler, filters)
 
-from adapters.telegram import clicks, group, handlers, menus
+from adapters.telegram import clicks, group, handlers, menus, quiz
 from adapters.telegram.webhook import WebhookReceiver, set_webhook
 from adapters.telegram.admin import AdminCheck
 from adapters.telegram.delivery import Pacing, Sleep, TelegramPort
@@ -46,7 +46,10 @@ COMMAND_HANDLERS = {
     "daily": group.daily, "subscribe": group.subscribe, "unsubscribe": group.unsubscribe,
     "settings": group.settings, "leaderboard": group.leaderboard, "groups": handlers.groups,
     "language": handlers.language, "help": handlers.help_command, "forget": handlers.forget,
+    "quiz": quiz.quiz,
 }
+# A group command's own answer in a private chat, where the general "that works in a group" says too little.
+PRIVATE_POINTERS = {"quiz": quiz.in_private}
 
 
 class MeteredUpdates(SimpleUpdateProcessor):
@@ -117,7 +120,8 @@ def register(application: Application) -> None:
     for command in COMMANDS:
         callback = COMMAND_HANDLERS[command.name]
         here = command.where in ("private", "both")
-        application.add_handler(CommandHandler(command.name, callback if here else handlers.group_only, private))
+        elsewhere = PRIVATE_POINTERS.get(command.name, handlers.group_only)
+        application.add_handler(CommandHandler(command.name, callback if here else elsewhere, private))
         there = command.where in ("group", "both")
         application.add_handler(CommandHandler(command.name, callback if there else handlers.private_only, groups))
     application.add_handler(CallbackQueryHandler(clicks.menu_click, pattern=menus.PATTERN))

@@ -39,6 +39,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("unsubscribe", "group", admin=True),
     Command("settings", "group"),
     Command("leaderboard", "group"),
+    Command("quiz", "group"),
     Command("groups", "both"),
     Command("language", "both"),
     Command("forget", "private"),
