@@ -1,4 +1,5 @@
-"""Autocomplete for slash-command options: topics from the bank and IANA time zones."""
+"""Autocomplete for slash-command options: topics from the bank and IANA time zones; a topic typed by its
+title (English or Turkish) instead of picked from the list is read as the topic it names."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import discord
 from discord import app_commands
 
 from adapters.discord.translator import language_of
+from bot.core import Core
+from bot.text.i18n import SUPPORTED
 
 CHOICES_MAX = 25  # Discord shows at most 25 autocomplete results
 CHOICE_NAME_MAX = 100
@@ -40,6 +43,19 @@ async def topic(interaction: discord.Interaction, current: str) -> list[app_comm
     ranked.sort()
     return [app_commands.Choice(name=f"{label} ({name})"[:CHOICE_NAME_MAX], value=name)
             for _rank_, label, name in ranked[:CHOICES_MAX]]
+
+
+def topic_named(core: Core, typed: str | None) -> str | None:
+    """The topic a member gave: its name, or its title in English or Turkish as autocomplete lists it ("Sync
+    basics", "Sync basics (sync-basics)"), case aside; anything else unchanged, for the core to refuse."""
+    if typed is None or typed in core.bank.topics:
+        return typed
+    wanted = typed.strip().casefold()
+    for language in SUPPORTED:
+        for name, label in core.topics(language):
+            if wanted in (name.casefold(), label.casefold(), f"{label} ({name})".casefold()):
+                return name
+    return typed
 
 
 async def timezone(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:

@@ -62,9 +62,20 @@ class GuardedTree(MeteredTree):
 def command_text(interaction: discord.Interaction) -> str:
     """The command as typed: its name and its options' values, for the flood guard's repeat check."""
     data = interaction.data or {}
-    options = " ".join(f"{option.get('name')}={option.get('value')}" for option in data.get("options", ()) or ()
-                       if isinstance(option, dict))
-    return f"/{data.get('name', '')} {options}".strip()
+    return f"/{data.get('name', '')} {_options_text(data.get('options'))}".strip()
+
+
+def _options_text(options: object) -> str:
+    """`name=value` for each option; a subcommand (/quiz start) as its name and its own options."""
+    words = []
+    for option in options if isinstance(options, list) else ():
+        if not isinstance(option, dict):
+            continue
+        if "options" in option:
+            words.append(f"{option.get('name')} {_options_text(option['options'])}".strip())
+        else:
+            words.append(f"{option.get('name')}={option.get('value')}")
+    return " ".join(words)
 
 
 class InterviewClient(discord.Client):

@@ -1,5 +1,5 @@
 """The slash-command tree: personal commands (interviews, progress) here, server settings in
-server_commands.py; names, descriptions and options localized through translator.py.
+server_commands.py, the /quiz group in quiz_commands.py; names, descriptions and options localized through translator.py.
 
 `print_command_tree()` shows the tree as Discord will get it, without connecting.
 """
@@ -18,6 +18,7 @@ from adapters.discord.people import chat_ref, is_private, user_ref
 from adapters.discord.places import anywhere, anywhere_managed, dm_only
 from adapters.common.deliver import deliver
 from adapters.discord.replies import defer, in_time, send, send_file, sent_id, tell
+from adapters.discord.quiz_commands import QUIZ_COMMANDS
 from adapters.discord.server_commands import SERVER_COMMANDS, core_of
 from adapters.discord.translator import CatalogTranslator, command_name, text, typed_both
 from adapters.discord.translator import option_about as about
@@ -151,8 +152,8 @@ PERSONAL_COMMANDS: tuple[app_commands.Command, ...] = (interview, stop, review, 
                                                         help_, export)
 
 
-def all_commands() -> tuple[app_commands.Command, ...]:
-    return PERSONAL_COMMANDS + SERVER_COMMANDS
+def all_commands() -> tuple[app_commands.Command | app_commands.Group, ...]:
+    return PERSONAL_COMMANDS + SERVER_COMMANDS + QUIZ_COMMANDS
 
 
 def add_commands(tree: app_commands.CommandTree) -> None:
@@ -169,16 +170,18 @@ def _contexts(payload: dict[str, Any]) -> str:
     return ", ".join(names[value] for value in payload.get("contexts") or ()) or "everywhere"
 
 
-def _option_lines(option_payload: dict[str, Any]) -> list[str]:
+def _option_lines(option_payload: dict[str, Any], indent: str = "    ") -> list[str]:
     kind = discord.AppCommandOptionType(option_payload["type"]).name
     flags = [kind, "required" if option_payload.get("required") else "optional"]
     if option_payload.get("autocomplete"):
         flags.append("autocomplete")
-    lines = [f"    {option_payload['name']} (tr: {option_payload.get('name_localizations', {}).get('tr', '-')})"
+    lines = [f"{indent}{option_payload['name']} (tr: {option_payload.get('name_localizations', {}).get('tr', '-')})"
              f" [{', '.join(flags)}]: {option_payload['description']}",
-             f"        tr: {option_payload.get('description_localizations', {}).get('tr', '-')}"]
+             f"{indent}    tr: {option_payload.get('description_localizations', {}).get('tr', '-')}"]
     for choice in option_payload.get("choices", ()):
-        lines.append(f"        = {choice['value']}: {choice['name']} (tr: {choice.get('name_localizations', {}).get('tr', '-')})")
+        lines.append(f"{indent}    = {choice['value']}: {choice['name']} (tr: {choice.get('name_localizations', {}).get('tr', '-')})")
+    for nested in option_payload.get("options", ()):  # a group's subcommand and its options
+        lines.extend(_option_lines(nested, indent + "    "))
     return lines
 
 

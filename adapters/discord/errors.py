@@ -15,7 +15,7 @@ from discord import app_commands
 from adapters.discord.people import chat_ref, user_ref
 from adapters.discord.translator import language_of
 from bot.errors import UserError
-from bot.text.i18n import t, user_error_text
+from bot.text.i18n import catalog, t, user_error_text
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,8 @@ async def say(interaction: discord.Interaction, text: str) -> None:
 def explain(error: BaseException, language: str) -> str | None:
     """The user's text for an expected failure, None for a bug."""
     if isinstance(error, UserError):
-        return user_error_text(language, error)
+        worded = f"discord.{error.key}"  # the core's line in Discord's words (its commands, "server channel")
+        return t(language, worded, **error.values) if worded in catalog(language) else user_error_text(language, error)
     if isinstance(error, WrongPlace):
         return t(language, error.key)
     if isinstance(error, (app_commands.MissingPermissions, app_commands.NoPrivateMessage)):

@@ -4,7 +4,8 @@ Every localizable string in the command tree is an `app_commands.locale_str` who
 English text and whose `key` extra names the catalog entry; the translator looks that key up for
 the Discord locales we speak (tr, en-US, en-GB) and leaves the rest to Discord's default (English).
 A command's own name needs no key: it is looked up as `discord.name.<name>` (Turkish names where the
-catalog has them; the English name is the default, so it is not repeated).
+catalog has them; the English name is the default, so it is not repeated); so are a group's name and
+its subcommands' names (`/quiz start` is `/yarışma başlat`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from discord import app_commands
 
 from bot.text.i18n import catalog, language_from_locale, t
 
+NAMED = (app_commands.TranslationContextLocation.command_name, app_commands.TranslationContextLocation.group_name)
 LOCALES: dict[discord.Locale, str] = {
     discord.Locale.turkish: "tr",
     discord.Locale.american_english: "en",
@@ -58,7 +60,7 @@ class CatalogTranslator(app_commands.Translator):
                         context: app_commands.TranslationContext) -> str | None:
         language = LOCALES.get(locale)
         key = string.extras.get("key")
-        if key is None and context.location is app_commands.TranslationContextLocation.command_name:
+        if key is None and context.location in NAMED:
             key = f"discord.name.{string.message}"
         if language is None or key is None or key not in catalog(language):
             return None

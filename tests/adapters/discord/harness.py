@@ -250,25 +250,31 @@ class Discord:
         return self.recorder.since(mark)
 
     def command_payload(self, name: str, who: dict[str, Any], *, dm: bool = False, permissions: int = MEMBER,
-                        locale: str = "en-US", resolved: dict[str, Any] | None = None, **options: Any) -> dict[str, Any]:
-        """The INTERACTION_CREATE of a slash command with its options."""
+                        locale: str = "en-US", resolved: dict[str, Any] | None = None, sub: str | None = None,
+                        **options: Any) -> dict[str, Any]:
+        """The INTERACTION_CREATE of a slash command with its options (of its subcommand `sub`: /quiz start)."""
         kinds = {str: 3, int: 4, bool: 5}
-        data: dict[str, Any] = {"id": str(next(_ids)), "name": name, "type": 1,
-                                "options": [{"name": key, "type": 7 if key == "channel" else kinds[type(value)],
-                                             "value": value} for key, value in options.items()]}
+        given = [{"name": key, "type": 7 if key == "channel" else kinds[type(value)], "value": value}
+                 for key, value in options.items()]
+        if sub is not None:
+            given = [{"name": sub, "type": 1, "options": given}]
+        data: dict[str, Any] = {"id": str(next(_ids)), "name": name, "type": 1, "options": given}
         if resolved:
             data["resolved"] = resolved
         return self._base(2, data, who, dm=dm, permissions=permissions, locale=locale)
 
     async def command(self, name: str, who: dict[str, Any], *, dm: bool = False, permissions: int = MEMBER,
-                      locale: str = "en-US", resolved: dict[str, Any] | None = None, **options: Any) -> list[Request]:
+                      locale: str = "en-US", resolved: dict[str, Any] | None = None, sub: str | None = None,
+                      **options: Any) -> list[Request]:
         return await self.feed(self.command_payload(name, who, dm=dm, permissions=permissions, locale=locale,
-                                                    resolved=resolved, **options))
+                                                    resolved=resolved, sub=sub, **options))
 
     async def autocomplete(self, name: str, who: dict[str, Any], focused: str, typed: str, *, dm: bool = False,
-                           locale: str = "en-US") -> list[Request]:
-        data = {"id": str(next(_ids)), "name": name, "type": 1,
-                "options": [{"name": focused, "type": 3, "value": typed, "focused": True}]}
+                           locale: str = "en-US", sub: str | None = None) -> list[Request]:
+        given: list[dict[str, Any]] = [{"name": focused, "type": 3, "value": typed, "focused": True}]
+        if sub is not None:
+            given = [{"name": sub, "type": 1, "options": given}]
+        data = {"id": str(next(_ids)), "name": name, "type": 1, "options": given}
         return await self.feed(self._base(4, data, who, dm=dm, permissions=MEMBER, locale=locale))
 
     def click_payload(self, message_id: int, custom_id: str, who: dict[str, Any], *, dm: bool = False,
