@@ -4,12 +4,16 @@ ranking, one answer each, the stop rules, bad input, and the boards afterwards."
 
 from __future__ import annotations
 
+import asyncio
+import random
+
 import pytest
 
 from adapters.telegram.quiz import QuizArgs, quiz_args
+from bot.core import Core
 from bot.domain import LETTERS
 from bot.store.polls import asked_of_poll
-from tests.adapters.telegram.conftest import ALICE, BOB, CAROL, DAN, GROUP, Harness, private
+from tests.adapters.telegram.conftest import ALICE, BOB, CAROL, DAN, GROUP, Harness, private, start_harness, stop_harness
 from tests.adapters.telegram.fake_bot_api import Stored, visible_text
 
 GROUP_ID = GROUP["id"]
@@ -217,3 +221,23 @@ async def test_quiz_is_in_the_group_menu_only(bot: Harness) -> None:
              for call in bot.api.calls_of("setMyCommands")}
     assert "quiz" in menus[("all_group_chats", None)] and "quiz" in menus[("all_group_chats", "tr")]
     assert "quiz" not in menus[("all_private_chats", None)]
+
+
+async def test_the_cores_running_timer_posts_the_first_question_after_the_start_line(api, db, bank) -> None:
+    """No hand on the clock: the core's own timer, running in the process, moves the round on."""
+    core = Core(db, bank, None, random.Random(5))  # scheduled, on the system clock
+    bot = await start_harness(api, core)
+    await core.start()
+    try:
+        await bot.command(ALICE, GROUP, "/quiz sync-basics 3 10s")
+        for _ in range(250):
+            if questions(bot):
+                break
+            await asyncio.sleep(0.02)
+        sent = bot.api.sent_to(GROUP_ID)
+        assert len(questions(bot)) == 1 and "Quiz: 3 questions" in sent[0].html and sent[1] is questions(bot)[0]
+    finally:
+        for timer in (core.timer, core.reveals, core.deadlines, core.quizzes):
+            if timer is not None:
+                await timer.stop()
+        await stop_harness(bot)
