@@ -1,6 +1,7 @@
 """Live quiz rounds end to end through the real Application against the fake Bot API, the round's clock
 moved by hand: questions as quiz polls where they fit and with buttons otherwise, speed points and the
-ranking, one answer each, the stop rules, bad input, and the boards afterwards."""
+ranking, one answer each, the stop rules, bad input, the boards afterwards, a restart mid-question, and
+the core's own timer driving a round."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ import pytest
 from adapters.telegram.quiz import QuizArgs, quiz_args
 from bot.core import Core
 from bot.domain import LETTERS
+from bot.store import Database
 from bot.store.polls import asked_of_poll
-from tests.adapters.telegram.conftest import ALICE, BOB, CAROL, DAN, GROUP, Harness, private, start_harness, stop_harness
+from tests.adapters.telegram.conftest import (ALICE, BOB, CAROL, DAN, GROUP, Harness, private, start_harness,
+                                             stop_harness)
 from tests.adapters.telegram.fake_bot_api import Stored, visible_text
 
 GROUP_ID = GROUP["id"]
@@ -47,7 +50,8 @@ async def answer(bot: Harness, member: dict, question: Stored, right: bool, othe
     if question.poll is not None:
         await bot.vote(member, question.poll["id"], [position])
     else:
-        await bot.click(member, question, next(data for data in question.data if data.endswith(f":{LETTERS[position]}")))
+        letter = LETTERS[position]
+        await bot.click(member, question, next(data for data in question.data if data.endswith(f":{letter}")))
 
 
 async def next_question(bot: Harness) -> Stored:
@@ -241,3 +245,36 @@ async def test_the_cores_running_timer_posts_the_first_question_after_the_start_
             if timer is not None:
                 await timer.stop()
         await stop_harness(bot)
+
+
+async def test_a_restart_mid_question_goes_on_and_keeps_the_answers(api, bank, clock, db_file) -> None:
+    """The process dies with a question open: the next one closes it on time, the answer given before the
+    crash counts, and the round plays on to its ranking."""
+    first = await start_harness(api, Core(await Database.open(db_file), bank, clock, random.Random(5),
+                                          scheduled=False))
+    await first.command(ALICE, GROUP, "/quiz sync-basics 3 10s")
+    question = await next_question(first)
+    clock.advance(2)
+    await answer(first, ALICE, question, right=True)  # 900 points
+    await stop_harness(first)
+    await first.core.db.close()
+
+    bot = await start_harness(api, Core(await Database.open(db_file), bank, clock, random.Random(6), scheduled=False))
+    try:
+        clock.advance(9)
+        await bot.core.quiz.run_due()  # the open question closes, in the new process
+        assert any("question 1/3" in stored.html and "1. Alice Smith (900)" in stored.html
+                   for stored in api.sent_to(GROUP_ID)), "the answer before the crash counts"
+        for _ in range(2):
+            clock.advance(3)
+            question = await next_question(bot)
+            clock.advance(5)
+            await answer(bot, CAROL, question, right=True)  # 750 points each
+            clock.advance(6)
+            await bot.core.quiz.run_due()
+        final = visible_text(api.last(GROUP_ID).html)
+        assert "Quiz over: all 3 questions asked." in final
+        assert final.index("Carol") < final.index("Alice") and "1,500" in final and "900" in final
+    finally:
+        await stop_harness(bot)
+        await bot.core.db.close()
