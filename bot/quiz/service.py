@@ -94,7 +94,7 @@ class QuizService:
             raise UserError("quiz.running", asked=running.asked if running else 0,
                             total=running.total if running else count) from None
         log.info("chat %d: quiz round started (%d questions, %d s, topic %s)", record.id, len(chosen), seconds, topic)
-        self.poke()
+        self.poke()  # the timer arms for the first question
         return started_message(self.bank, caller.language, topic, len(chosen), seconds)
 
     async def stop(self, caller: Caller, is_admin: bool) -> str:
@@ -243,7 +243,9 @@ class QuizService:
             return
         if ref is not None:
             await records.set_message_ref(self.db, asked_id, ref)
-        await rounds.question_sent(self.db, round_.id, asked_id, now, closes_at)
+        # a send that waited for the group's pace still leaves the full time (never less than the message says)
+        sent_at = self.clock.now()
+        await rounds.question_sent(self.db, round_.id, asked_id, sent_at, max(closes_at, sent_at + round_.seconds))
 
     async def _close(self, round_: rounds.Round, record: ChatRecord, port: DeliveryPort,
                      current: rounds.RoundQuestion) -> None:
@@ -259,7 +261,7 @@ class QuizService:
         delivery = await self._delivery(round_, record, current.asked_id)
         if delivery is not None:
             standings = ranking(await rounds.round_answers(self.db, round_.id))
-            await self._show_result(record, port, current.asked_id, result_message(delivery, answered, right, standings))
+            await self._show_result(record, port, current.asked_id, result_message(self.bank, delivery, answered, right, standings))
         if ending:
             ended = await rounds.get_round(self.db, round_.id)
             await self._end(ended or round_, record, port, "finished" if last else "inactive")

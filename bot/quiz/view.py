@@ -45,13 +45,14 @@ def top_names(language: str, standings: list[Standing], count: int = 3) -> str:
                      for s in standings[:count])
 
 
-def result_message(delivery: Delivery, answered: int, right: int, standings: list[Standing]) -> Message:
+def result_message(bank: Bank, delivery: Delivery, answered: int, right: int, standings: list[Standing]) -> Message:
     """After a question closes: the right answer, one line of why, how many got it, the top three so far."""
     question, language = delivery.question, delivery.language
     letter = delivery.asked.shown_letter_of(question.correct_index).upper()
     blocks = [
         Paragraph(t(language, "quiz.header", number=delivery.number, total=delivery.total,
-                    topic=question.topic, difficulty=t(language, f"difficulty.{question.difficulty}")), "title"),
+                    topic=topic_label(bank, question.topic, language),
+                    difficulty=t(language, f"difficulty.{question.difficulty}")), "title"),
         Paragraph(t(language, "quiz.answer_was", letter=letter,
                     option=question.options[question.correct_index].text(language))),
         Paragraph(short_explanation(question, language), "muted"),

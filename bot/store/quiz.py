@@ -64,15 +64,16 @@ def _round(row) -> Round:
 
 
 async def start_round(db: Database, chat_id: int, starter_id: int | None, topic: str | None, difficulty: int | None,
-                      question_ids: list[str], seconds: int, now: float) -> Round:
-    """A new running round whose first question is due now; RoundRunning when the chat has one."""
+                      question_ids: list[str], seconds: int, first_at: float) -> Round:
+    """A new running round whose first question is due at `first_at`; RoundRunning when the chat has one."""
     try:
         async with db.transaction() as connection:
             round_id = await connection.insert_returning_id(
                 """INSERT INTO quiz_rounds (chat_id, starter_id, topic, difficulty, total, seconds, question_ids,
                                             state, phase, due_at, created_at)
                    VALUES (?, ?, ?, ?, ?, ?, ?, 'running', 'between', ?, ?) RETURNING id""",
-                (chat_id, starter_id, topic, difficulty, len(question_ids), seconds, ",".join(question_ids), now, now))
+                (chat_id, starter_id, topic, difficulty, len(question_ids), seconds, ",".join(question_ids), first_at,
+                 first_at))
     except UniqueViolation:
         raise RoundRunning() from None
     found = await get_round(db, round_id)
