@@ -157,3 +157,20 @@ async def test_a_restart_mid_round_goes_on_and_keeps_the_answers(db_path, bank, 
         assert (await click(second, BO, GROUP, tokens[await right_letter(second, tokens)])).correct
     finally:
         await second.db.close()
+
+
+async def test_a_send_that_waited_for_the_groups_pace_still_gets_its_full_time(db, bank, clock) -> None:
+    class PacedPort(RecordingPort):
+        async def send(self, chat, message):
+            clock.advance(4)  # the group's pace held the question back
+            return await super().send(chat, message)
+
+    port = PacedPort()
+    core = Core(db, bank, clock, random.Random(5), scheduled=False)
+    core.add_port(port)
+    await core.start_quiz(ANA, GROUP, "sync-basics", 3, 10)
+    await core.quiz.run_due()
+    _, tokens = open_question(port)
+    clock.advance(9)  # 9 s after the question reached the chat: 13 s after it was first due
+    reply = await core.click(BO, GROUP, tokens[sorted(tokens)[0]])
+    assert reply.refused is None, "the player still had time left"
