@@ -203,3 +203,37 @@ async def test_help_in_a_server_names_the_quiz(discord_) -> None:
     assert "`/quiz`: A live quiz round in this channel" in english.text()
     [turkish] = await discord_.command("help", ADA, locale="tr")
     assert "`/yarışma` (`/quiz`)" in turkish.text()
+
+
+async def test_the_cores_running_timer_posts_the_first_question_after_the_start_line(db, bank, recorder,
+                                                                                      monkeypatch) -> None:
+    """No hand on the clock: the core's own quiz timer, running in the process, posts the first question,
+    and the channel reads the start line first."""
+    import asyncio
+    import random
+
+    from bot.core import Core
+    from tests.adapters.discord.harness import Discord, make_client
+
+    core = Core(db, bank, None, random.Random(5))  # scheduled, on the system clock
+    client = await make_client(core, recorder, monkeypatch)
+    discord_ = Discord(client, recorder)
+    await core.start()
+    try:
+        # let the start-up catch-up tick finish: a poke that lands between a tick's end and its re-arm is lost
+        # (bot/schedule/timer.py replaces the poke's job with the later one), which is the core's to fix
+        await asyncio.sleep(0.3)
+        await discord_.command("quiz", ADA, sub="start", topic="sync-basics", questions=3, seconds=10)
+        for _ in range(250):
+            if any(request.custom_ids() for request in recorder.requests):
+                break
+            await asyncio.sleep(0.02)
+        posts = [request for request in recorder.requests
+                 if request.method == "POST" and (request.callback_type == 4 or request.path.endswith("/messages"))]
+        assert [bool(post.custom_ids()) for post in posts] == [False, True], "the start line, then question 1"
+        assert "Quiz: 3 questions" in posts[0].text() and posts[1].path == f"/channels/{CHANNEL_ID}/messages"
+    finally:
+        for timer in (core.timer, core.reveals, core.deadlines, core.quizzes):
+            if timer is not None:
+                await timer.stop()
+        await client.port.counters.close()
