@@ -57,6 +57,8 @@ class Timer:
 
     def poke(self) -> None:
         """Something was scheduled or became deliverable: tick now (or right after the running tick)."""
+        if self._lock.locked():
+            self._again = True  # else the running tick's own re-arming could replace the job armed below
         if self.scheduler.running:
             self._arm(0.0)
 

@@ -93,3 +93,30 @@ async def test_an_overdue_moment_that_cannot_be_done_does_not_spin() -> None:
         assert ticks == 1
     finally:
         await timer.stop()
+
+
+async def test_a_poke_just_before_a_tick_ends_is_not_lost() -> None:
+    """The poke's job has not fired yet when the running tick re-arms itself: the tick goes round once more
+    rather than leaving the poked work for the next sweep (a quiz round's first question a minute late)."""
+    clock = ManualClock(1000.0)
+    count = 0
+    release = asyncio.Event()
+
+    async def tick() -> None:
+        nonlocal count
+        count += 1
+        if count == 1:
+            await release.wait()
+
+    async def next_moment() -> float | None:
+        return None  # nothing due: the next tick would be a sweep away
+
+    timer = Timer(tick, next_moment, clock)
+    timer.start()
+    try:
+        await _until(lambda: count == 1)
+        timer.poke()
+        release.set()  # in the same turn of the loop: the poked job has had no chance to run
+        await _until(lambda: count == 2, 2.0)
+    finally:
+        await timer.stop()
