@@ -67,6 +67,10 @@ def check_the_telegram_benchmarks(data: dict) -> None:
     storm = data["storm"]  # the shipped process posting to every group while people answer in DMs
     assert storm["posted"] == storm["chats"] and storm["tracebacks_in_log"] == 0
     assert storm["clicks"] > 0 and storm["answered_clicks"] == storm["clicks"]
+    quiz = data["quiz"]  # the shipped process running every prepared round to its end while players click
+    assert quiz["rounds_finished"] == quiz["rounds"] == quiz["groups"]
+    assert quiz["questions_closed"] == quiz["questions_planned"] == quiz["groups"] * quiz["questions_per_round"]
+    assert quiz["answers_recorded"] > 0 and quiz["tracebacks_in_log"] == 0 and quiz["exit_code"] == 0
     footprint = data["footprint"]
     for run in ("generated", "shipped"):
         assert footprint[run]["progress_chart_sent"] and footprint[run]["discord_commands_synced"], run
