@@ -75,6 +75,7 @@ class Core:
         self.reveals: Timer | None = None  # reveals, apart: a six-minute posting broadcast never holds one back
         self.deadlines: Timer | None = None  # interview deadlines, apart: a long broadcast never delays one
         self.quizzes: Timer | None = None  # every quiz round's clock: one timer, rounds claimed in the store
+        self.quiz_closes: Timer | None = None  # questions closed on time, apart from the clock's paced sends
         if scheduled:
             scheduler = shared_scheduler()
             self.timer = Timer(self.daily.post_due, self.daily.next_post_moment, self.clock, scheduler=scheduler,
@@ -85,6 +86,9 @@ class Core:
                                    scheduler=scheduler, name="deadlines")
             self.quizzes = Timer(self.quiz.run_due, self.quiz.next_moment, self.clock, scheduler=scheduler,
                                  name="quiz")
+            self.quiz_closes = Timer(self.quiz.close_due, self.quiz.next_close, self.clock, scheduler=scheduler,
+                                     name="quiz-close")
+            self.quiz.poke_close = self.quiz_closes.poke
 
     @classmethod
     async def open(cls, db_path: Path | str, questions: Path | None = None, **options: object) -> Core:
@@ -106,17 +110,15 @@ class Core:
     async def start(self) -> None:
         """Catch up on what was missed while down, then wake for what comes next."""
         await self.daily.schedule_missing()
-        if self.timer is not None and self.reveals is not None and self.deadlines is not None \
-                and self.quizzes is not None:
-            self.reveals.start()  # their first ticks catch up at once
-            self.timer.start()
-            self.deadlines.start()
-            self.quizzes.start()
+        timers = (self.reveals, self.timer, self.deadlines, self.quizzes, self.quiz_closes)
+        if all(timer is not None for timer in timers):
+            for timer in timers:
+                timer.start()  # their first ticks catch up at once
         else:
             await self.tick()
 
     async def close(self) -> None:
-        for timer in (self.timer, self.reveals, self.deadlines, self.quizzes):
+        for timer in (self.timer, self.reveals, self.deadlines, self.quizzes, self.quiz_closes):
             if timer is not None:
                 await timer.stop()
         close_chart_worker()
@@ -130,7 +132,7 @@ class Core:
 
     def _poke(self) -> None:
         """Something new is scheduled or deliverable: the timer re-reads the earliest due moment."""
-        for timer in (self.timer, self.reveals, self.deadlines, self.quizzes):
+        for timer in (self.timer, self.reveals, self.deadlines, self.quizzes, self.quiz_closes):
             if timer is not None:
                 timer.poke()
 

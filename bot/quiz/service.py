@@ -58,6 +58,7 @@ class QuizService:
                  answers: AnswerWriter, poke: Callable[[], None] = lambda: None) -> None:
         self.db, self.bank, self.clock, self.ports, self.rng = db, bank, clock, ports, rng
         self.answers, self.poke = answers, poke
+        self.poke_close: Callable[[], None] = lambda: None  # the core's close timer, when it runs one
 
     # --- what members do ---------------------------------------------------------------------------
 
@@ -164,6 +165,14 @@ class QuizService:
     async def next_moment(self) -> float | None:
         return await rounds.next_due(self.db) if self.ports else None
 
+    async def close_due(self) -> int:
+        """Stop answers to every question whose time is up (its own timer: one statement, never behind the
+        sends of other rounds); the clock shows the results at the platform's pace."""
+        return await rounds.close_due_questions(self.db, self.clock.now())
+
+    async def next_close(self) -> float | None:
+        return await rounds.next_close(self.db)
+
     async def run_due(self) -> int:
         """Move every due round on, a bounded number at once; each claimed first (one worker per round)."""
         due = await rounds.due_rounds(self.db, self.clock.now())
@@ -246,6 +255,7 @@ class QuizService:
         # a send that waited for the group's pace still leaves the full time (never less than the message says)
         sent_at = self.clock.now()
         await rounds.question_sent(self.db, round_.id, asked_id, sent_at, max(closes_at, sent_at + round_.seconds))
+        self.poke_close()  # its close may be the earliest now
 
     async def _close(self, round_: rounds.Round, record: ChatRecord, port: DeliveryPort,
                      current: rounds.RoundQuestion) -> None:

@@ -155,6 +155,26 @@ async def close_question(db: Database, round_: Round, asked_id: int, answered: b
                 (next_at, silent, round_.id))
 
 
+async def close_due_questions(db: Database, now: float) -> int:
+    """Close every round's open question whose time is up, in one statement: answers stop on time even while
+    the clock is still sending other rounds' messages at the platform's pace. Returns how many closed."""
+    async with db.transaction() as connection:
+        closed = await connection.execute(
+            """UPDATE asked_questions SET closed_at = ? WHERE closed_at IS NULL AND id IN (
+                 SELECT q.asked_id FROM quiz_questions q JOIN quiz_rounds r ON r.id = q.round_id
+                 WHERE r.state = 'running' AND q.number = r.asked AND q.closes_at <= ?)""", (now, now))
+    return closed.rowcount
+
+
+async def next_close(db: Database) -> float | None:
+    """When the earliest open question of a running round closes."""
+    row = await db.fetch_one(
+        """SELECT min(q.closes_at) FROM quiz_questions q JOIN quiz_rounds r ON r.id = q.round_id
+           JOIN asked_questions a ON a.id = q.asked_id
+           WHERE r.state = 'running' AND q.number = r.asked AND a.closed_at IS NULL""")
+    return row[0] if row and row[0] is not None else None
+
+
 async def request_stop(db: Database, round_id: int, now: float) -> None:
     """Ask the clock to end a running round at once (it posts the ranking, whichever worker runs it)."""
     async with db.transaction() as connection:

@@ -174,3 +174,23 @@ async def test_a_send_that_waited_for_the_groups_pace_still_gets_its_full_time(d
     clock.advance(9)  # 9 s after the question reached the chat: 13 s after it was first due
     reply = await core.click(BO, GROUP, tokens[sorted(tokens)[0]])
     assert reply.refused is None, "the player still had time left"
+
+
+async def test_questions_close_on_time_without_waiting_for_the_clocks_sends(core, clock, port) -> None:
+    """The close pass stops answers at the deadline in one statement; the result follows at the send pace."""
+    await core.start_quiz(ANA, GROUP, "sync-basics", 3, 10)
+    await core.quiz.run_due()
+    _, tokens = open_question(port)
+    assert await core.quiz.next_close() == clock.now() + 10
+    clock.advance(10.5)
+    assert await core.quiz.close_due() == 1
+    row = await core.db.fetch_one(
+        "SELECT a.closed_at - q.closes_at FROM quiz_questions q JOIN asked_questions a ON a.id = q.asked_id")
+    assert 0 <= row[0] <= 0.5
+    assert (await core.click(BO, GROUP, tokens[sorted(tokens)[0]])).refused == "closed"
+    edits = len(port.edits)
+    await core.quiz.run_due()  # the clock shows the result later; the close time stays the one recorded
+    assert len(port.edits) == edits + 1
+    again = await core.db.fetch_one(
+        "SELECT a.closed_at - q.closes_at FROM quiz_questions q JOIN asked_questions a ON a.id = q.asked_id")
+    assert again[0] == row[0]
