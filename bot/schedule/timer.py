@@ -48,6 +48,7 @@ class Timer:
         self._again = False
         self._running: asyncio.Task[None] | None = None
         self._due_at = clock.now()  # the moment the armed tick is for (its lateness is a metric)
+        self._moment: float | None = None  # the earliest due moment, as last read
 
     def start(self) -> None:
         """Start the scheduler with the first tick due now (it catches up on what was missed)."""
@@ -89,6 +90,7 @@ class Timer:
         except Exception:
             log.exception("reading the next due moment failed; sweeping")
             return self._sweep
+        self._moment = moment
         if moment is None:
             return self._sweep
         return min(self._sweep, max(0.0, moment - self._clock.now()))
@@ -99,6 +101,7 @@ class Timer:
             return
         self._running = asyncio.current_task()
         scheduler_lag(self.name, max(0.0, self._clock.now() - self._due_at))
+        before = self._moment  # the earliest moment as last read: if it is still the one due, nothing moved
         try:
             async with self._lock:
                 self._again = True
@@ -113,4 +116,6 @@ class Timer:
             log.debug("tick cancelled at shutdown")
             return
         if self.scheduler.running:  # a poke while the delay was read means: look again now
-            self._arm(0.0 if self._again else delay if delay > 0 else STUCK_SECONDS)
+            moved = before is not None and self._moment != before  # overdue again, but a later moment: work
+            # got done and more came due meanwhile, so go on at once (a stuck moment stays the same)
+            self._arm(0.0 if self._again or (delay <= 0 and moved) else delay if delay > 0 else STUCK_SECONDS)
