@@ -64,6 +64,11 @@ FORBIDDEN: dict[str, str] = {
     r"\b[Tt]uzlu hash": "tuzlanmış hash",
     r"\b[Ee]skimişlik|\b[Bb]ayatlama": "bayatlık",
     r"\b[Öö]ğrenilme zaman": "bilinme zamanı",
+    r"\b[Vv]arlık anahtar|\b[Öö]ğe anahtar": "entity anahtarı",
+    r"\b[İi]stem(i|in|ine|ini|iyle|inde|e|de|den|deki|le|li|ler\w*)?\b": "prompt (prompt'u, prompt'lar)",
+    r"\b[Iı]skala|\b[Öö]nbellek isabet|\b[İi]sabet oran|\bcache isabet|\bcache'e isabet": "hit, miss (for a cache)",
+    r"\b[Tt]ekdüze (rastgele|dağılım|sınır)": "düzgün (uniform)",
+    r"\b[Ss]ırt noktası": "ridge point (dirsek noktası)",
     r"\b[Mm]atris ayrıştır|\b[Mm]atris çarpanlar|\b[Ss]aklı faktör|\b[Gg]izli faktör": "matris faktorizasyonu, gizil faktör",
     r"\b[Dd]olaylı geri bildirim|\b[Kk]apalı geri bildirim|\b[Gg]eribildirim": "örtük geri bildirim, geri besleme döngüsü",
     r"\b[Öö]nyargı": "yanlılık",
@@ -123,9 +128,10 @@ def test_turkish_texts_use_the_glossary_forms() -> None:
 def test_the_glossary_rejects_what_it_lists() -> None:
     samples = ["tek-sıcak kodlama", "Kosinüs tavlama", "gradyanlar indirgeniyor", "kurucusunda", "batch iş bitti",
                "her rank'ta", "0.5 GiB", "%37.5", "öğrenme hızı", "evrişim katmanı", "taban oranı", "örnekleyici",
-               "ısı 0,7 ile", "yeniden yapılandırma hatası", "stratify yerine tabakalı bölme", "istikşaf", "sürüklenme"]
+               "ısı 0,7 ile", "yeniden yapılandırma hatası", "stratify yerine tabakalı bölme", "istikşaf", "sürüklenme",
+               "uzun istemler", "sistem istemi", "isabet oranı", "ıskalanan istekler"]
     for sample in samples:
         assert any(re.search(p, _prose(sample)) for p in FORBIDDEN), sample
     allowed = ("her rank'te, rank'in, rank'i ve rank'li `0.5` ve 0,5 GiB, 12.000 adım; ısınma, ısı haritası, "
-               "bloğun öncülü, standart sapma, yenilik etkisi")
+               "bloğun öncülü, standart sapma, yenilik etkisi; istemci istemez, isabetli tahmin")
     assert not any(re.search(p, _prose(allowed)) for p in FORBIDDEN)
