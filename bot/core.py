@@ -118,9 +118,12 @@ class Core:
             await self.tick()
 
     async def close(self) -> None:
-        for timer in (self.timer, self.reveals, self.deadlines, self.quizzes, self.quiz_closes):
-            if timer is not None:
-                await timer.stop()
+        timers = [timer for timer in (self.timer, self.reveals, self.deadlines, self.quizzes, self.quiz_closes)
+                  if timer is not None]
+        for timer in timers:
+            await timer.stop()
+        if timers and timers[0].scheduler.running:  # the one scheduler they share: shut down once
+            timers[0].scheduler.shutdown(wait=False)
         close_chart_worker()
         await self.db.close()
 

@@ -42,6 +42,7 @@ class Timer:
                  name: str = "tick") -> None:
         self._tick, self._next_moment, self._clock, self._sweep = tick, next_moment, clock, sweep
         self.scheduler = scheduler or shared_scheduler()
+        self._owns_scheduler = scheduler is None  # a shared one is shut down once, by whoever shares it
         self.name = name
         self._stopped = False
         self._lock = asyncio.Lock()
@@ -69,7 +70,7 @@ class Timer:
         if self.scheduler.running:
             if self.scheduler.get_job(self.name) is not None:
                 self.scheduler.remove_job(self.name)
-            if not self.scheduler.get_jobs():
+            if self._owns_scheduler:
                 self.scheduler.shutdown(wait=False)
         running, self._running = self._running, None
         if running is not None and not running.done() and running is not asyncio.current_task():
