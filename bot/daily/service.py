@@ -153,7 +153,9 @@ class DailyService:
 
     async def next_moment(self) -> float | None:
         """The earliest instant at which a post or a reveal is due, for the daily timer to wake."""
-        return await posts.next_moment(self.db, self.ports)
+        moments = [moment for moment in (await self.next_post_moment(), await self.next_reveal_moment())
+                   if moment is not None]
+        return min(moments) if moments else None
 
     async def next_post_moment(self) -> float | None:
         """The earliest instant at which a scheduled post is due, for the posting timer."""

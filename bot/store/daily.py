@@ -159,22 +159,6 @@ async def set_next_posts(db: Database, moments: list[tuple[int, float | None]],
                 [(moment, chat_id, expected.get(chat_id)) for chat_id, moment in moments])
 
 
-async def next_moment(db: Database, platforms: Collection[str]) -> float | None:
-    """The earliest instant at which a daily post or a reveal is due, for the daily timer."""
-    if not platforms:
-        return None
-    values = tuple(platforms)
-    row = await db.fetch_one(
-        f"""SELECT min(moment) FROM (
-              SELECT min(s.next_post_at) AS moment FROM subscriptions s JOIN chats c ON c.id = s.chat_id
-               WHERE s.active = 1 AND s.next_post_at IS NOT NULL AND c.platform IN ({placeholders(values)})
-              UNION ALL
-              SELECT min(p.reveal_at) FROM daily_posts p JOIN chats c ON c.id = p.chat_id
-               WHERE p.state IN ('sent', 'unknown') AND c.platform IN ({placeholders(values)})) AS moments""",
-        (*values, *values))
-    return row[0] if row and row[0] is not None else None
-
-
 async def next_post_moment(db: Database, platforms: Collection[str]) -> float | None:
     """The earliest instant at which a scheduled post is due, for the posting timer."""
     if not platforms:
