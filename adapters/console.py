@@ -194,6 +194,11 @@ async def _stop(args: argparse.Namespace, settings: Settings) -> int:
     return 130
 
 
+class RecordsDeleted(Exception):
+    """The person's records were deleted (`forget`, from another terminal) while this run asked them
+    questions: there is no interview left to answer or report, only one line to say why it ended."""
+
+
 class ConsolePort:
     """The terminal as a delivery port: what the core sends (a timed-out question's result, the next
     question, the report) is printed, and the letters of its buttons become what the user may type."""
@@ -281,11 +286,17 @@ async def _interview(args: argparse.Namespace, settings: Settings, session: Sess
             print(counted(language, "interview.started", current.total or filters.count, topics=topics), file=out)
         session.live = True
         await deliver(core, lambda message: port.send(chat, message), current)
-        await _ask_all(core, port, user, chat, language, session)
+        try:
+            await _ask_all(core, port, user, chat, language, session)
+            report = await core.latest_report(user)
+            if report is None:  # `q` after a forget: nothing is left to stop or report
+                raise RecordsDeleted
+        except RecordsDeleted:
+            session.live = False
+            print("\n" + t(language, "console.forgotten"), file=out)
+            return 1
         session.live = False
         print("\n" + t(language, "terminal.data_kept", db=settings.db_path), file=out)
-        report = await core.latest_report(user)
-        assert report is not None
         if args.json:
             print(json.dumps(report_json(report), ensure_ascii=False))
     finally:
@@ -295,7 +306,8 @@ async def _interview(args: argparse.Namespace, settings: Settings, session: Sess
 
 async def _ask_all(core: Core, port: ConsolePort, user: UserRef, chat: ChatRef, language: str,
                    session: Session | None = None) -> None:
-    """Letters become clicks until the interview has ended (finished, timed out to its end, or stopped)."""
+    """Letters become clicks until the interview has ended (finished, timed out to its end, or stopped);
+    RecordsDeleted when the person was forgotten meanwhile."""
     reader = LineReader()
     while await core.current_question(user) is not None:
         port.changed.clear()
@@ -323,6 +335,8 @@ async def _ask_all(core: Core, port: ConsolePort, user: UserRef, chat: ChatRef, 
         if session is not None:
             session.saved = True
         if reply.refused is not None:
+            if await core.latest_report(user) is None:  # not refused: forgotten meanwhile
+                raise RecordsDeleted
             print(reply.popup, file=port.out)
             continue
         if reply.feedback is not None:

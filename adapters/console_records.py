@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from adapters.common.deliver import deliver
-from adapters.console import ConsolePort, _ask_all, _language, _terminal_user, show
+from adapters.console import ConsolePort, RecordsDeleted, _ask_all, _language, _terminal_user, show
 from bot.app.config import Settings
 from bot.core import BankError, Core, t
 from bot.formats.files import write_atomically
@@ -87,7 +87,11 @@ async def _review(args: argparse.Namespace, settings: Settings) -> int:
         outgoing = await core.review(user, chat)
         await deliver(core, lambda message: port.send(chat, message), outgoing)
         if outgoing.asked_id is not None:
-            await _ask_all(core, port, user, chat, language)
+            try:
+                await _ask_all(core, port, user, chat, language)
+            except RecordsDeleted:
+                print("\n" + t(language, "console.forgotten"))
+                return 1
             print("\n" + t(language, "terminal.data_kept", db=settings.db_path))
     finally:
         await core.close()

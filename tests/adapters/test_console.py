@@ -273,3 +273,14 @@ def test_a_store_failing_mid_run_is_one_line_saying_whether_the_answer_was_saved
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "database is locked" in err[0] and "--resume" in err[0], err
     assert ("was saved" if saved else "was not saved") in err[0]
+
+
+def test_forget_from_another_terminal_ends_the_running_console_in_one_line(tmp_path) -> None:
+    """Issue 27, finding 4: the next answer after `forget --yes` said why it ended, not AssertionError."""
+    db = tmp_path / "db.sqlite3"
+    process = _console_at_first_question(db)
+    assert run(["forget", "--yes"], "", db).returncode == 0
+    out, err = process.communicate("a\n", timeout=30)
+    assert "Traceback" not in err and "AssertionError" not in err, err
+    assert process.returncode == 1 and "Your records were deleted" in out
+    assert "not valid any more" not in out and "Your answers are kept" not in out
