@@ -52,6 +52,13 @@ def show(message: Message) -> str:
     return strip_control(render_plain(message, with_buttons=False, width=_width(), commands=console_command))
 
 
+def option_line(label: str) -> str:
+    """A button's "A. text" as the option lines of a long question print theirs ("a) text"), so one
+    interview shows one style, in the letters the user types."""
+    letter, dot, text = label.partition(". ")
+    return f"{letter.lower()}) {text}" if dot and len(letter) == 1 else label
+
+
 def add_console_parser(commands: argparse._SubParsersAction) -> None:
     console = commands.add_parser(
         "console", help="a mock interview in this terminal (no token needed)",
@@ -60,7 +67,7 @@ def add_console_parser(commands: argparse._SubParsersAction) -> None:
     )
     console.add_argument("--topic", action="append", default=[], metavar="TOPIC",
                          help="only this topic (repeatable, or comma-separated); see `questions stats`")
-    console.add_argument("--count", type=int, default=5, metavar="N", help="number of questions (default 5)")
+    console.add_argument("--count", type=int, default=5, metavar="N", help="number of questions, 1-30 (default 5)")
     console.add_argument("--difficulty", type=int, choices=(1, 2, 3),
                          help="only this difficulty (pins it: the interview does not adapt)")
     console.add_argument("--adaptive", action="store_true", default=None,
@@ -219,7 +226,7 @@ class ConsolePort:
             self.buttons = {button.label[:1].lower(): button.token for button in options}
             for button in options:
                 if len(button.label) > 1:  # short options travel on the buttons: list them as lines
-                    print("  " + strip_control(button.label), file=self.out)
+                    print("  " + strip_control(option_line(button.label)), file=self.out)
 
     async def send(self, chat: Any, message: Message) -> str:
         self.show(message)
@@ -270,17 +277,17 @@ async def _interview(args: argparse.Namespace, settings: Settings, session: Sess
         current = unfinished if args.resume else None
         if args.resume and current is None:
             print(t(language, "console.nothing_to_resume"), file=out)
-        elif unfinished is not None and not args.resume:
-            print(t(language, "console.abandoned"), file=out)
         session.language = language
         if current is not None:
             print(t(language, "interview.resumed"), file=out)
         else:
             try:
                 current = await core.start_interview(user, chat, filters)
-            except UserError as error:
+            except UserError as error:  # refused: the unfinished interview, if any, is untouched
                 print(core.error_text(language, error), file=sys.stderr)
                 return 1
+            if unfinished is not None:
+                print(t(language, "console.abandoned"), file=out)
             labels = dict(core.topics(language))
             topics = ", ".join(labels.get(name, name) for name in filters.topics) or t(language, "interview.all_topics")
             print(counted(language, "interview.started", current.total or filters.count, topics=topics), file=out)

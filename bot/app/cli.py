@@ -24,6 +24,16 @@ from bot.app.item_report import add_report_parser
 from bot.app.config import ENVIRONMENT_HELP, ConfigError, Settings, default_db_path, load_settings, store_setting
 
 
+def _version() -> str:
+    """The installed distribution's version (a bug report names it); a source tree not installed says so."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("interview-bot")
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="interview-bot",
@@ -32,6 +42,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=ENVIRONMENT_HELP.format(db=default_db_path()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"interview-bot {_version()}")
     parser.add_argument("--config", metavar="FILE", help="a YAML settings file (also INTERVIEW_BOT_CONFIG)")
     parser.add_argument("--db", metavar="FILE_OR_URL",
                         help="the store: a SQLite file or postgresql://... (overrides INTERVIEW_BOT_DB)")

@@ -35,6 +35,8 @@ environment:
   INTERVIEW_BOT_LOG_LEVEL  DEBUG, INFO, WARNING... (default: WARNING)
   INTERVIEW_BOT_REVIEW_RETENTION  the chance of still knowing a missed question when its review
                            falls due, 0.7-0.99 (default 0.9; higher means more frequent reviews)
+  INTERVIEW_BOT_BANK_CACHE  folder of the checked bank's cache (default: the user's cache
+                           folder), or 0 to turn the cache off
   INTERVIEW_BOT_CONFIG     a YAML file with any of: db_path, questions_path, telegram_token,
                            telegram_base_url, discord_token, default_language, log_level,
                            review_retention

@@ -18,7 +18,8 @@ from bot.domain import LANGUAGES
 from bot.formats.bank_file import Target, build_topic_file, every_problem, write_topic_file
 from bot.formats.export import EXPORT_FORMATS, export_bytes, select
 from bot.formats.files import read_file, write_atomically
-from bot.formats.model import FormatError
+from bot.formats.model import MAX_FILE_BYTES, MAX_QUESTIONS, FormatError
+from bot.limits import OPTION_MAX, STEM_MAX
 
 if TYPE_CHECKING:
     from bot.app.config import Settings
@@ -32,7 +33,9 @@ def add_format_parsers(actions: argparse._SubParsersAction) -> None:
         "import", help="turn an OpenTDB, GIFT, Moodle XML or CSV file into a topic file of the bank",
         description="Read a quiz file and write DIR/TOPIC.yaml in the bank's format, checked by the bank's "
                     "validator first; serve it with INTERVIEW_BOT_QUESTIONS=DIR. A bad file gets FILE:LINE: "
-                    "problem lines, exit 1, and nothing is written.")
+                    f"problem lines, exit 1, and nothing is written. Limits: a file of at most "
+                    f"{MAX_FILE_BYTES // 2**20} MB and {MAX_QUESTIONS:,} questions, stems of at most {STEM_MAX:,} "
+                    f"characters, options of at most {OPTION_MAX}.")
     importer.add_argument("file", type=Path, metavar="FILE")
     importer.add_argument("--from", dest="source", choices=READERS, required=True, help="the file's format")
     importer.add_argument("--topic", required=True, help="the new topic's name, lowercase-with-dashes")
@@ -48,8 +51,15 @@ def add_format_parsers(actions: argparse._SubParsersAction) -> None:
     exporter.add_argument("--to", dest="target", choices=EXPORT_FORMATS, required=True)
     exporter.add_argument("--topic", help="only this topic (its name or title)")
     exporter.add_argument("--lang", choices=LANGUAGES, default="en", help="the language to export (default en)")
-    exporter.add_argument("--out", type=Path, required=True, metavar="FILE")
+    exporter.add_argument("--out", type=Path, required=True, metavar="FILE",
+                          help="the file to write (- for stdout); an existing one only with --force")
+    exporter.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
     exporter.set_defaults(handler=run_export)
+
+
+def questions_written(count: int) -> str:
+    """ "1 question", "3 questions": the tool's own English lines."""
+    return f"{count} question" if count == 1 else f"{count} questions"
 
 
 def _fail(problems: list[str] | str) -> int:
@@ -74,7 +84,7 @@ def run_import(args: argparse.Namespace, settings: Settings) -> int:
         return _fail(f"{args.out}: cannot be written: {error.strerror or error}")
     untold = sum(1 for question in questions if not question.explanation)
     note = f" ({untold} without an explanation)" if untold else ""
-    print(f"wrote {len(questions)} questions{note} to {path}; serve them with INTERVIEW_BOT_QUESTIONS={args.out}")
+    print(f"wrote {questions_written(len(questions))}{note} to {path}; serve them with INTERVIEW_BOT_QUESTIONS={args.out}")
     return 0
 
 
@@ -87,11 +97,18 @@ def run_export(args: argparse.Namespace, settings: Settings) -> int:
         topic = bank.topic_named(args.topic) if args.topic else None
         data = export_bytes(questions, args.target, args.lang, deck_name=f"interview-bot::{topic}" if topic
                             else "interview-bot", timestamp=time.time())
+        if str(args.out) == "-":  # a pipe: the data alone on stdout, the summary on stderr
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+            print(f"wrote {questions_written(len(questions))} ({args.lang}) to stdout", file=sys.stderr)
+            return 0
+        if args.out.exists() and not args.force:
+            return _fail(f"{args.out}: exists; choose another --out or add --force to overwrite it")
         args.out.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(args.out, data)
     except FormatError as error:
         return _fail(str(error))
     except OSError as error:
         return _fail(f"{args.out}: cannot be written: {error.strerror or error}")
-    print(f"wrote {len(questions)} questions ({args.lang}) to {args.out}")
+    print(f"wrote {questions_written(len(questions))} ({args.lang}) to {args.out}")
     return 0

@@ -8,7 +8,7 @@ from bot.bank.loader import Bank
 from bot.domain import Breakdown
 from bot.text.i18n import t
 from bot.text.units import counted, duration, percent
-from bot.text.messages import Block, Message, Paragraph, Table
+from bot.text.messages import SLOT, Block, CommandHint, Message, Paragraph, Table
 from bot.asking.view import topic_label
 from bot.progress.chart import progress_chart_png
 from bot.progress.stats import InterviewSummary, Progress
@@ -32,7 +32,7 @@ def progress_message(bank: Bank, progress: Progress, language: str, image: bytes
     """Overall accuracy, a table per topic and per difficulty, and the weekly chart as the image
     (`image` when the caller drew it elsewhere, else drawn here)."""
     if progress.answered == 0:
-        return Message((Paragraph(t(language, "progress.empty")),))
+        return _start_one(language, "progress.empty")
     blocks: list[Block] = [
         Paragraph(t(language, "progress.title"), "title"),
         Paragraph(t(language, "progress.overall", answered=progress.answered, right=progress.right,
@@ -58,10 +58,15 @@ def _kind(language: str, summary: InterviewSummary) -> str:
     return f"{kind} ({t(language, f'history.status.{summary.status}')})"
 
 
+def _start_one(language: str, key: str) -> Message:
+    """Nothing to show yet: the next step as this platform types it (`/interview`, `interview-bot console`)."""
+    return Message((Paragraph(t(language, key, slot=SLOT), inline=CommandHint("interview", language=language)),))
+
+
 def history_message(bank: Bank, summaries: list[InterviewSummary], language: str) -> Message:
     """The latest interviews as a table: date, kind, topics, score, time."""
     if not summaries:
-        return Message((Paragraph(t(language, "history.empty")),))
+        return _start_one(language, "history.empty")
     rows = tuple(
         (_date(summary.started_at), _kind(language, summary),
          ", ".join(topic_label(bank, topic, language) for topic in summary.topics) or "-",

@@ -237,7 +237,7 @@ def test_the_console_strips_control_characters_from_what_it_prints() -> None:
     ConsolePort(out).show(Message((Paragraph("Stem \x1b[31mred\x1b]0;title\x07?\nnext\tline"),),
                                   ((Button("A. option \x1b[2J with a long label", "t:1"), Button("B. \x9b", "t:2")),)))
     printed = out.getvalue()
-    assert "Stem [31mred]0;title?" in printed and "A. option [2J with a long label" in printed
+    assert "Stem [31mred]0;title?" in printed and "a) option [2J with a long label" in printed
     assert not any(char in printed for char in "\x1b\x07\x9b")
 
 
@@ -284,3 +284,32 @@ def test_forget_from_another_terminal_ends_the_running_console_in_one_line(tmp_p
     assert "Traceback" not in err and "AssertionError" not in err, err
     assert process.returncode == 1 and "Your records were deleted" in out
     assert "not valid any more" not in out and "Your answers are kept" not in out
+
+
+def test_one_interview_shows_its_options_in_one_style(tmp_path) -> None:
+    """Issue 27, finding 8: long options were listed as `a)` and short ones (from buttons) as `A.`."""
+    done = run(["console", "--count", "3", "--seed", "4"], "a\nb\nc\n", tmp_path / "db.sqlite3")
+    lines = [line.strip() for line in done.stdout.splitlines() if line.startswith("  ")]
+    assert any(line.startswith("a) The input wait") for line in lines)
+    assert "a) 4.0" in lines and not any(line[:3] in ("A. ", "B. ", "C. ", "D. ") for line in lines)
+
+
+def test_a_refused_start_leaves_the_unfinished_interview_and_says_nothing_of_stopping_it(tmp_path) -> None:
+    """Issue 27, finding 8: `--count 31` or an unknown topic said the unfinished interview was stopped."""
+    db = tmp_path / "db.sqlite3"
+    process = _console_at_first_question(db)
+    process.kill()
+    process.wait()
+    for args in (["--count", "31"], ["--topic", "nope"]):
+        refused = run(["console", *args], "", db)
+        assert refused.returncode == 1 and "unfinished interview is stopped" not in refused.stdout
+    resumed = run(["console", "--resume", "--json"], "a\na\na\n", db)
+    assert resumed.returncode == 0 and json.loads(resumed.stdout)["total"] == 3, resumed.stderr
+
+
+def test_console_help_states_the_thirty_question_maximum(capsys) -> None:
+    from bot.app.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["console", "--help"])
+    assert "1-30" in capsys.readouterr().out

@@ -60,3 +60,10 @@ def test_a_report_points_the_terminal_at_its_own_review() -> None:
 
     assert console_command(CommandHint("review")) == "interview-bot review"
     assert console_command(CommandHint("interview", "sync-basics")) == "interview-bot console --topic sync-basics"
+
+
+def test_empty_history_and_progress_point_to_the_terminal_command(tmp_path: Path) -> None:
+    """Issue 27, finding 8: the terminal pointed to the chats' /interview."""
+    for command in ("history", "progress"):
+        done = run([command], "", tmp_path / "db.sqlite3")
+        assert "interview-bot console" in done.stdout and "/interview" not in done.stdout, done.stdout

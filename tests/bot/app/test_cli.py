@@ -102,3 +102,24 @@ def test_questions_report_on_a_seeded_database(tmp_path, capsys) -> None:
     assert "no question has enough answers" in capsys.readouterr().out
     assert main(["--db", str(tmp_path / "none.sqlite3"), "questions", "report"]) == 1
     assert "no database at" in capsys.readouterr().err
+
+
+def test_version(capsys) -> None:
+    """Issue 27, finding 8."""
+    import pytest
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.startswith("interview-bot ")
+
+
+def test_help_documents_the_bank_cache_and_the_import_limits(capsys) -> None:
+    """Issue 27, finding 8: INTERVIEW_BOT_BANK_CACHE and the import limits were documented nowhere."""
+    import pytest
+
+    assert main([]) == 0
+    assert "INTERVIEW_BOT_BANK_CACHE" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["questions", "import", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert all(limit in help_text for limit in ("20 MB", "10,000 questions", "2,500 characters", "at most 200"))

@@ -102,6 +102,24 @@ def test_the_export_command(tmp_path: Path, capsys) -> None:
     assert "no such topic" in capsys.readouterr().err and not (tmp_path / "x.csv").exists()
 
 
+def test_export_refuses_to_overwrite_without_force_and_writes_stdout_for_dash(tmp_path: Path, capfdbinary) -> None:
+    """Issue 27, finding 8: export overwrote silently, `--out -` wrote a file named `-`, "wrote 1 questions"."""
+    args = ["--questions", str(FIXTURE_BANK), "questions", "export", "--to", "csv"]
+    target = tmp_path / "mine.csv"
+    target.write_text("precious", encoding="utf-8")
+    assert main([*args, "--out", str(target)]) == 1
+    assert b"--force" in capfdbinary.readouterr().err and target.read_text(encoding="utf-8") == "precious"
+    assert main([*args, "--out", str(target), "--force"]) == 0
+    assert target.read_text(encoding="utf-8") != "precious"
+    capfdbinary.readouterr()
+    assert main([*args, "--topic", "leakage-basics", "--out", "-"]) == 0
+    out, err = capfdbinary.readouterr()
+    assert not (Path.cwd() / "-").exists() and b"scaler" in out.lower(), out
+    assert b"wrote 2 questions (en) to stdout" in err
+    from bot.formats.commands import questions_written
+    assert questions_written(1) == "1 question" and questions_written(0) == "0 questions"
+
+
 def test_nothing_to_export_is_an_error() -> None:
     with pytest.raises(FormatError, match="nothing to export"):
         export_bytes([], "csv", "en")
