@@ -22,12 +22,14 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from adapters.common.deliver import deliver
+from adapters.console_json import report_json
 from bot.app.config import Settings
-from bot.core import (SENIORITIES, BankError, ChatRef, CommandHint, Core, InterviewFilters, Message, Report,
+from bot.core import (SENIORITIES, BankError, ChatRef, CommandHint, Core, InterviewFilters, Message,
                       UserError, UserRef, counted, is_store_failure, language_from_locale, render_plain,
-                      strip_control, t)
+                      strip_control, t, this_process)
 
 PLATFORM = "console"
+HOLDER = this_process(PLATFORM)  # one live interview per person and store: this terminal's name on it
 QUIT = ("q", "quit", "exit")
 STOP_WINDOW_S = 2.0  # after a first Ctrl-C, a second one this soon stops the interview instead of keeping it
 
@@ -84,6 +86,9 @@ def add_console_parser(commands: argparse._SubParsersAction) -> None:
     console.add_argument("--json", action="store_true",
                          help="print the final report as one JSON object on stdout (the interview goes to stderr)")
     console.add_argument("--resume", action="store_true", help="carry on with your unfinished interview")
+    console.add_argument("--takeover", action="store_true",
+                         help="move your interview running in another terminal here (that one is told at its "
+                              "next keypress); one interview runs per person at a time")
     console.set_defaults(handler=run_console)
 
 
@@ -190,10 +195,10 @@ async def _stop(args: argparse.Namespace, settings: Settings) -> int:
     try:
         language = await core.language(user)
         print("\n" + t(language, "console.quit"), file=out)
-        stopped = await core.stop_interview(user)
+        stopped = await core.stop_interview(user, HOLDER)
         if stopped is not None:
             print("\n" + show(stopped), file=out)
-            report = await core.latest_report(user)
+            report = await core.latest_report(user, HOLDER)
             if args.json and report is not None:
                 print(json.dumps(report_json(report), ensure_ascii=False))
     finally:
@@ -273,20 +278,23 @@ async def _interview(args: argparse.Namespace, settings: Settings, session: Sess
         core.add_port(port)
         await core.start()
         language = await core.language(user)
-        unfinished = await core.current_question(user)
-        current = unfinished if args.resume else None
-        if args.resume and current is None:
-            print(t(language, "console.nothing_to_resume"), file=out)
         session.language = language
-        if current is not None:
-            print(t(language, "interview.resumed"), file=out)
-        else:
-            try:
-                current = await core.start_interview(user, chat, filters)
-            except UserError as error:  # refused: the unfinished interview, if any, is untouched
-                print(core.error_text(language, error), file=sys.stderr)
-                return 1
-            if unfinished is not None:
+        try:
+            unfinished = await core.current_question(user)
+            current = await core.resume_interview(user, HOLDER, args.takeover) if args.resume or args.takeover \
+                else None
+            if (args.resume or args.takeover) and current is None:
+                print(t(language, "console.nothing_to_resume"), file=out)
+            started = current is None
+            if not started:
+                print(t(language, "interview.resumed"), file=out)
+            else:
+                current = await core.start_interview(user, chat, filters, HOLDER)
+        except UserError as error:  # refused: the unfinished interview, if any, is untouched
+            print(core.error_text(language, error), file=sys.stderr)
+            return 1
+        if started:
+            if unfinished is not None and not (args.resume or args.takeover):
                 print(t(language, "console.abandoned"), file=out)
             labels = dict(core.topics(language))
             topics = ", ".join(labels.get(name, name) for name in filters.topics) or t(language, "interview.all_topics")
@@ -294,13 +302,17 @@ async def _interview(args: argparse.Namespace, settings: Settings, session: Sess
         session.live = True
         await deliver(core, lambda message: port.send(chat, message), current)
         try:
-            await _ask_all(core, port, user, chat, language, session)
-            report = await core.latest_report(user)
+            await _ask_all(core, port, user, chat, language, session, HOLDER)
+            report = await core.latest_report(user, HOLDER)
             if report is None:  # `q` after a forget: nothing is left to stop or report
                 raise RecordsDeleted
         except RecordsDeleted:
             session.live = False
             print("\n" + t(language, "console.forgotten"), file=out)
+            return 1
+        except UserError as error:  # taken over by another terminal: its report is not ours to print
+            session.live = False
+            print("\n" + core.error_text(language, error), file=out)
             return 1
         session.live = False
         print("\n" + t(language, "terminal.data_kept", db=settings.db_path), file=out)
@@ -312,11 +324,12 @@ async def _interview(args: argparse.Namespace, settings: Settings, session: Sess
 
 
 async def _ask_all(core: Core, port: ConsolePort, user: UserRef, chat: ChatRef, language: str,
-                   session: Session | None = None) -> None:
+                   session: Session | None = None, holder: str | None = None) -> None:
     """Letters become clicks until the interview has ended (finished, timed out to its end, or stopped);
-    RecordsDeleted when the person was forgotten meanwhile."""
+    RecordsDeleted when the person was forgotten meanwhile; UserError (interview.moved) at the first
+    keypress after another terminal took the interview over."""
     reader = LineReader()
-    while await core.current_question(user) is not None:
+    while await core.current_question(user, holder) is not None:
         port.changed.clear()
         print(t(language, "console.prompt", letters="/".join(sorted(port.buttons))), end="", file=port.out,
               flush=True)
@@ -328,6 +341,7 @@ async def _ask_all(core: Core, port: ConsolePort, user: UserRef, chat: ChatRef, 
             break
         if not sys.stdin.isatty():
             print(line.rstrip("\n"), file=port.out)  # echo scripted answers so the transcript reads naturally
+        await core.current_question(user, holder)  # taken over meanwhile: InterviewMoved, before q or a click
         choice = line.strip().lower().rstrip(")")
         if choice in QUIT:
             print(t(language, "console.quit"), file=port.out)
@@ -338,7 +352,7 @@ async def _ask_all(core: Core, port: ConsolePort, user: UserRef, chat: ChatRef, 
             continue
         if session is not None:
             session.saved = False
-        reply = await core.click(user, chat, token)
+        reply = await core.click(user, chat, token, holder=holder)
         if session is not None:
             session.saved = True
         if reply.refused is not None:
@@ -350,7 +364,7 @@ async def _ask_all(core: Core, port: ConsolePort, user: UserRef, chat: ChatRef, 
             port.show(reply.feedback)
         for outgoing in reply.follow_ups:
             await deliver(core, lambda message: port.send(chat, message), outgoing)
-    stopped = await core.stop_interview(user)
+    stopped = await core.stop_interview(user, holder)
     if stopped is not None:
         port.show(stopped)
 
@@ -366,33 +380,3 @@ async def _next_line(reader: LineReader, port: ConsolePort) -> str | None:
     line.cancel()
     print(file=port.out)
     return None
-
-
-def report_json(report: Report) -> dict[str, Any]:
-    """The report as one JSON-able object, for scripts."""
-    return {
-        "interview_id": report.interview_id,
-        "status": report.status,
-        "ended_sure": report.ended_sure,
-        "score": report.score,
-        "total": report.total,
-        "accuracy": round(report.score / report.total, 3) if report.total else 0.0,
-        "total_time_ms": report.total_time_ms,
-        "mean_time_ms": report.mean_time_ms,
-        "weakest_topic": report.weakest_topic,
-        "levels": {name: _level_json(level) for name, level in report.levels.items()},
-        "level": _level_json(report.level) if report.level is not None else None,
-        "by_topic": {name: {"right": b.right, "total": b.total} for name, b in report.by_topic.items()},
-        "by_difficulty": {str(level): {"right": b.right, "total": b.total} for level, b in report.by_difficulty.items()},
-        "questions": [
-            {"id": r.question.id, "topic": r.question.topic, "difficulty": r.question.difficulty,
-             "chosen": r.chosen_letter, "correct_letter": r.correct_letter, "right": r.correct,
-             "latency_ms": r.latency_ms}
-            for r in report.results
-        ],
-    }
-
-
-def _level_json(level: Any) -> dict[str, Any]:
-    """A verdict as data: the band, the ability and its standard error (logits), the band's confidence."""
-    return {"band": level.band, "ability": level.ability, "se": level.se, "confidence": level.confidence}

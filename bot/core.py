@@ -22,6 +22,7 @@ from bot.daily.service import DailyAnswer, DailyService
 from bot.domain import LETTERS, SENIORITIES, ChatRef, InterviewFilters, Report, UserRef
 from bot.errors import AnswerRefused, UserError
 from bot.interview.engine import AnswerResult, InterviewEngine
+from bot.interview.holders import this_process
 from bot.interview.service import InterviewService
 from bot.quiz.service import DEFAULT_COUNT, DEFAULT_SECONDS, QuizService
 from bot.asking.view import topic_label
@@ -53,7 +54,7 @@ log = logging.getLogger(__name__)
 # What an adapter needs besides the facade: the neutral values it builds calls from and renders.
 __all__ = ["LETTERS", "SENIORITIES", "AnswerRefused", "BankError", "ChatRef", "ClickReply", "CommandHint", "Core",
            "Document", "InterviewFilters", "Message", "Outgoing", "Report", "UserError", "UserRef", "counted",
-           "is_store_failure", "language_from_locale", "render_plain", "strip_control", "t"]
+           "is_store_failure", "language_from_locale", "render_plain", "strip_control", "t", "this_process"]
 
 
 class Core:
@@ -181,21 +182,30 @@ class Core:
 
     # --- interviews and reviews -------------------------------------------------------------------
 
-    async def start_interview(self, user: UserRef, chat: ChatRef, filters: InterviewFilters) -> Outgoing:
-        """A new interview; UserError (unknown topic, 1-30 questions, 10-600 s) on every platform alike."""
-        outgoing = await self.interviews.start(await self.caller(user, chat), filters)
+    async def start_interview(self, user: UserRef, chat: ChatRef, filters: InterviewFilters,
+                              holder: str | None = None) -> Outgoing:
+        """A new interview; UserError (unknown topic, 1-30 questions, 10-600 s, or one running in another
+        process: one live interview per person) on every platform alike. `holder` names the process
+        (a terminal) that runs it; chats need none."""
+        outgoing = await self.interviews.start(await self.caller(user, chat), filters, holder)
         count_interview(user.platform)
         return outgoing
 
-    async def current_question(self, user: UserRef) -> Outgoing | None:
-        return await self.interviews.current(await self.caller(user))
+    async def current_question(self, user: UserRef, holder: str | None = None) -> Outgoing | None:
+        """The open question; UserError (interview.moved) when another process took it over."""
+        return await self.interviews.current(await self.caller(user), holder)
 
-    async def stop_interview(self, user: UserRef) -> Message | None:
-        return await self.interviews.stop(await self.caller(user))
+    async def resume_interview(self, user: UserRef, holder: str, takeover: bool = False) -> Outgoing | None:
+        """Carry on with the active interview in the process `holder`; UserError (interview.running) when
+        another live process holds it, unless `takeover` moves it here."""
+        return await self.interviews.resume(await self.caller(user), holder, takeover)
 
-    async def latest_report(self, user: UserRef) -> Report | None:
-        """The report of the user's latest interview, as data (the console's --json)."""
-        return await self.interviews.latest_report(await self.caller(user))
+    async def stop_interview(self, user: UserRef, holder: str | None = None) -> Message | None:
+        return await self.interviews.stop(await self.caller(user), holder)
+
+    async def latest_report(self, user: UserRef, holder: str | None = None) -> Report | None:
+        """The report of the user's latest interview (the one `holder` ran), as data (the console's --json)."""
+        return await self.interviews.latest_report(await self.caller(user), holder)
 
     async def review(self, user: UserRef, chat: ChatRef) -> Outgoing:
         """Start a review of the due missed questions, or say when the next one is due."""
@@ -220,7 +230,8 @@ class Core:
         """Where an adapter posted a question, so that deadlines and reveals can edit it later."""
         await records.set_message_ref(self.db, asked_id, ref)
 
-    async def click(self, user: UserRef, chat: ChatRef, token: str, message_ref: str | None = None) -> ClickReply:
+    async def click(self, user: UserRef, chat: ChatRef, token: str, message_ref: str | None = None,
+                    holder: str | None = None) -> ClickReply:
         """A button press: an interview answer or a daily answer; a refusal pop-up records nothing.
 
         The token is parsed and its asked question read once here; it counts only where it was asked: in
@@ -238,7 +249,7 @@ class Core:
                 if posted is not None and posted != message_ref:
                     raise AnswerRefused("wrong_message")
             if asked.interview_id is not None:
-                reply = await self.interviews.answer(caller, asked, parsed.letter)
+                reply = await self.interviews.answer(caller, asked, parsed.letter, holder)
                 if reply.refused is None:
                     count_answer(user.platform, "interview")
                 return reply

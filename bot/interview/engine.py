@@ -22,6 +22,7 @@ from bot.caller import Caller
 from bot.domain import AskedQuestion, InterviewFilters, Question, RecordedAnswer, Report
 from bot.limits import INTERVIEW_COUNT_MAX, INTERVIEW_COUNT_MIN, TIME_LIMIT_MAX_S, TIME_LIMIT_MIN_S
 from bot.errors import AnswerRefused, UserError
+from bot.interview.holders import held_elsewhere
 from bot.interview.report import build_report, with_levels
 from bot.asking.delivery import Delivery, shuffled_options
 from bot.interview.selection import (PENDING, ended_sure, is_adaptive, most_informative,
@@ -47,6 +48,20 @@ def _person(caller: Caller) -> UserRecord:
 
 class InterviewError(UserError):
     """An interview cannot start as asked (unknown topic, no matching questions)."""
+
+
+class InterviewRunning(InterviewError):
+    """The person's interview runs in another process (terminal): carry on there, or take it over."""
+
+    def __init__(self) -> None:
+        super().__init__("interview.running")
+
+
+class InterviewMoved(InterviewError):
+    """This process's interview was taken over by another one (`--takeover`)."""
+
+    def __init__(self) -> None:
+        super().__init__("interview.moved")
 
 
 @dataclass(frozen=True)
@@ -88,8 +103,9 @@ class InterviewEngine:
                                  high=TIME_LIMIT_MAX_S)
         return filters
 
-    async def start(self, caller: Caller, filters: InterviewFilters) -> Delivery:
-        """A new interview (stopping any the user had open) and its first question."""
+    async def start(self, caller: Caller, filters: InterviewFilters, holder: str | None = None) -> Delivery:
+        """A new interview held by `holder` (stopping any the user had open, unless another live process
+        holds it: InterviewRunning) and its first question."""
         filters = self.check(filters)
         person = _person(caller)
         seen = {} if filters.repeatable else await records.recently_seen(
@@ -100,7 +116,7 @@ class InterviewEngine:
             plan = plan_interview(self.bank, filters, seen, self.rng)
         if not plan:
             raise self._none_found(filters, caller.language)
-        return await self._begin(caller, filters, plan, "interview")
+        return await self._begin(caller, filters, plan, "interview", holder)
 
     def _none_found(self, filters: InterviewFilters, language: str) -> InterviewError:
         """No question matches: the choices named as menus name them (titles, levels), not ids or '*'."""
@@ -135,33 +151,63 @@ class InterviewEngine:
             return None
         return await self._begin(caller, InterviewFilters(count=len(plan), adaptive=False), plan, "review")
 
-    async def _begin(self, caller: Caller, filters: InterviewFilters, plan: list[str], kind: str) -> Delivery:
+    async def _begin(self, caller: Caller, filters: InterviewFilters, plan: list[str], kind: str,
+                     holder: str | None = None) -> Delivery:
         now = self.clock.now()
         person, place = _person(caller), caller.chat
         assert place is not None, "an interview is started in a chat"
         language = caller.language
-        interview_id = await records.create_interview(self.db, person.id, place.id, filters, plan, language, now,
-                                                      kind)
+        try:
+            interview_id = await records.create_interview(
+                self.db, person.id, place.id, filters, plan, language, now, kind, holder,
+                refuse=lambda current: held_elsewhere(current, holder))
+        except records.HeldElsewhere:
+            raise InterviewRunning() from None
         first = self.bank.questions[plan[0]]
         asked = await records.ask(self.db, first.id, place.id, interview_id, 0, shuffled_options(first, self.rng),
                                   now, self._deadline(filters, now))
         log.info("%s %d started: user %d, %d questions", kind, interview_id, person.id, len(plan))
         return Delivery(asked, first, 1, len(plan), language, interview_id)
 
-    async def current(self, caller: Caller) -> Delivery | None:
-        """The open question of the user's active interview (to show again after a restart), if any."""
+    async def current(self, caller: Caller, holder: str | None = None) -> Delivery | None:
+        """The open question of the user's active interview (to show again after a restart), if any;
+        InterviewMoved when another live process holds it."""
+        interview = await records.active_interview(self.db, _person(caller).id)
+        if interview is None:
+            latest = await records.latest_interview(self.db, _person(caller).id) if holder is not None else None
+            if latest is not None and latest.holder != holder:  # taken over, and ended there meanwhile
+                raise InterviewMoved()
+            return None
+        if holder is not None and held_elsewhere(interview.holder, holder):
+            raise InterviewMoved()
+        return await self._open(interview)
+
+    async def resume(self, caller: Caller, holder: str | None, takeover: bool = False) -> Delivery | None:
+        """The user's active interview moved to `holder` and its open question; None if there is none.
+        InterviewRunning when another live process holds it and this is no takeover; that process
+        learns it moved at its next keypress (`current` raises InterviewMoved there)."""
         interview = await records.active_interview(self.db, _person(caller).id)
         if interview is None:
             return None
+        if held_elsewhere(interview.holder, holder) and not takeover:
+            raise InterviewRunning()
+        if interview.holder != holder and not await records.hold(self.db, interview.id, holder, interview.holder):
+            raise InterviewRunning()  # taken by a third process between the read and the move
+        log.info("interview %d now held by %s (was %s)", interview.id, holder, interview.holder)
+        return await self._open(interview)
+
+    async def _open(self, interview: records.InterviewRecord) -> Delivery | None:
         asked = await records.open_asked(self.db, interview.id)
         if asked is None or asked.question_id not in self.bank.questions:
             return None
         return self._delivery(asked, interview)
 
-    async def answer_asked(self, caller: Caller, asked: AskedQuestion, letter: str) -> AnswerResult:
+    async def answer_asked(self, caller: Caller, asked: AskedQuestion, letter: str,
+                           holder: str | None = None) -> AnswerResult:
         """Record a click on an interview question's button; AnswerRefused when it must not count.
 
-        It counts only from the interview's owner, in the chat the question was asked in."""
+        It counts only from the interview's owner, in the chat the question was asked in, from the
+        process holding it (if one does)."""
         if asked.interview_id is None or asked.question_id not in self.bank.questions:
             raise AnswerRefused("unknown")
         interview = await records.get_interview(self.db, asked.interview_id)
@@ -170,6 +216,8 @@ class InterviewEngine:
             raise AnswerRefused("not_yours")
         if caller.chat is None or caller.chat.id != asked.chat_id:
             raise AnswerRefused("wrong_chat")
+        if interview.holder is not None and interview.holder != holder and interview.status == "active":
+            raise AnswerRefused("moved")
         option_index = asked.option_index_of(letter)
         if option_index is None:
             raise AnswerRefused("unknown")
@@ -201,10 +249,11 @@ class InterviewEngine:
                 continue  # answered or closed in the meantime
         return results
 
-    async def stop(self, caller: Caller) -> Report | None:
-        """End the user's active interview early; its report, or None if there was none."""
+    async def stop(self, caller: Caller, holder: str | None = None) -> Report | None:
+        """End the user's active interview early; its report, or None if there was none (or another live
+        process holds it: never stop, nor report, someone else's)."""
         interview = await records.active_interview(self.db, _person(caller).id)
-        if interview is None:
+        if interview is None or held_elsewhere(interview.holder, holder):
             return None
         async with self.db.transaction() as connection:
             await records.finish_interview(connection, interview.id, "stopped", self.clock.now())
@@ -216,9 +265,10 @@ class InterviewEngine:
         async with self.db.transaction() as connection:
             await records.finish_interview(connection, interview_id, "stopped", self.clock.now())
 
-    async def latest_report(self, caller: Caller) -> Report | None:
-        """The report of the user's most recent interview (finished, stopped or still running)."""
-        interview = await records.latest_interview(self.db, _person(caller).id)
+    async def latest_report(self, caller: Caller, holder: str | None = None) -> Report | None:
+        """The report of the user's most recent interview (finished, stopped or still running); of the
+        ones `holder` ran, when given."""
+        interview = await records.latest_interview(self.db, _person(caller).id, holder)
         return await self.report(interview.id) if interview else None
 
     async def report(self, interview_id: int) -> Report:

@@ -42,26 +42,31 @@ class InterviewService:
             self.scheduled()
         return Outgoing(question_message(self.bank, delivery), delivery.asked.id, delivery.total if total else None)
 
-    async def start(self, caller: Caller, filters: InterviewFilters) -> Outgoing:
-        return self._question(await self.engine.start(caller, filters), total=True)
+    async def start(self, caller: Caller, filters: InterviewFilters, holder: str | None = None) -> Outgoing:
+        return self._question(await self.engine.start(caller, filters, holder), total=True)
 
-    async def current(self, caller: Caller) -> Outgoing | None:
-        delivery = await self.engine.current(caller)
+    async def current(self, caller: Caller, holder: str | None = None) -> Outgoing | None:
+        delivery = await self.engine.current(caller, holder)
         return self._question(delivery) if delivery else None
 
-    async def stop(self, caller: Caller) -> Message | None:
-        report = await self.engine.stop(caller)
+    async def resume(self, caller: Caller, holder: str | None, takeover: bool = False) -> Outgoing | None:
+        """The active interview moved to `holder` (see InterviewEngine.resume) and its open question."""
+        delivery = await self.engine.resume(caller, holder, takeover)
+        return self._question(delivery) if delivery else None
+
+    async def stop(self, caller: Caller, holder: str | None = None) -> Message | None:
+        report = await self.engine.stop(caller, holder)
         if report is None:
             return None
         interview = await records.get_interview(self.db, report.interview_id)
         return await self._report(report, interview.language if interview else caller.language, caller)
 
-    async def latest_report(self, caller: Caller) -> Report | None:
-        return await self.engine.latest_report(caller)
+    async def latest_report(self, caller: Caller, holder: str | None = None) -> Report | None:
+        return await self.engine.latest_report(caller, holder)
 
-    async def answer(self, caller: Caller, asked: AskedQuestion, letter: str) -> ClickReply:
+    async def answer(self, caller: Caller, asked: AskedQuestion, letter: str, holder: str | None = None) -> ClickReply:
         """The clicked answer recorded: the pop-up verdict, the question edited, what comes next."""
-        result = await self.engine.answer_asked(caller, asked, letter)
+        result = await self.engine.answer_asked(caller, asked, letter, holder)
         return ClickReply(verdict(result), edit=result_message(self.bank, result),
                           follow_ups=await self._after(result, caller), correct=result.correct, result=result,
                           feedback=feedback_message(result))

@@ -7,7 +7,7 @@ restart finds either all of it or none of it.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +27,7 @@ class InterviewRecord:
     started_at: float
     finished_at: float | None
     kind: str = "interview"  # or "review"
+    holder: str | None = None  # the process driving it (bot/interview/holders.py); None in a chat
 
 
 class AlreadyAnswered(Exception):
@@ -38,7 +39,11 @@ def _interview(row: Any) -> InterviewRecord:
     filters["topics"] = tuple(filters.get("topics", ()))
     return InterviewRecord(row["id"], row["user_id"], row["chat_id"], row["status"], InterviewFilters(**filters),
                            tuple(json.loads(row["plan"])), row["language"], row["started_at"], row["finished_at"],
-                           row["kind"])
+                           row["kind"], row["holder"])
+
+
+class HeldElsewhere(Exception):
+    """The person's active interview is held by another live process (bot/interview/holders.py)."""
 
 
 def _asked(row: Any) -> AskedQuestion:
@@ -53,19 +58,37 @@ def _answer(row: Any) -> RecordedAnswer:
 
 
 async def create_interview(db: Database, user_id: int, chat_id: int, filters: InterviewFilters,
-                           plan: list[str], language: str, now: float, kind: str = "interview") -> int:
-    """A new active interview; an earlier active one of the same user is stopped first."""
+                           plan: list[str], language: str, now: float, kind: str = "interview",
+                           holder: str | None = None, refuse: Callable[[str | None], bool] | None = None) -> int:
+    """A new active interview held by `holder`; an earlier active one of the same user is stopped first,
+    unless `refuse(its holder)` says so (HeldElsewhere): checked in the same transaction, so two
+    processes starting at once cannot both win."""
     filters_json = json.dumps({**filters.__dict__, "topics": list(filters.topics)})
     async with db.transaction() as connection:
+        if refuse is not None:
+            active = await connection.fetch_one(
+                "SELECT holder FROM interviews WHERE user_id = ? AND status = 'active'", (user_id,))
+            if active is not None and refuse(active["holder"]):
+                raise HeldElsewhere
         await connection.execute(
             "UPDATE interviews SET status = 'stopped', finished_at = ? WHERE user_id = ? AND status = 'active'",
             (now, user_id),
         )
         return await connection.insert_returning_id(
-            """INSERT INTO interviews (user_id, chat_id, status, filters, plan, language, started_at, kind)
-               VALUES (?, ?, 'active', ?, ?, ?, ?, ?) RETURNING id""",
-            (user_id, chat_id, filters_json, json.dumps(plan), language, now, kind),
+            """INSERT INTO interviews (user_id, chat_id, status, filters, plan, language, started_at, kind, holder)
+               VALUES (?, ?, 'active', ?, ?, ?, ?, ?, ?) RETURNING id""",
+            (user_id, chat_id, filters_json, json.dumps(plan), language, now, kind, holder),
         )
+
+
+async def hold(db: Database, interview_id: int, holder: str | None, was: str | None) -> bool:
+    """Move an active interview to `holder` if it is still held by `was` (another process may have
+    taken it meanwhile); whether it moved."""
+    async with db.transaction() as connection:
+        cursor = await connection.execute(
+            "UPDATE interviews SET holder = ? WHERE id = ? AND status = 'active' AND COALESCE(holder, '') = ?",
+            (holder, interview_id, was or ""))
+    return cursor.rowcount == 1
 
 
 async def set_plan(connection: Transaction, interview_id: int, plan: list[str]) -> None:
@@ -227,8 +250,12 @@ async def next_deadline(db: Database, platforms: Collection[str]) -> float | Non
     return row[0] if row and row[0] is not None else None
 
 
-async def latest_interview(db: Database, user_id: int) -> InterviewRecord | None:
-    """The user's most recent interview or review, whatever its state."""
-    row = await db.fetch_one("SELECT * FROM interviews WHERE user_id = ? ORDER BY started_at DESC, id DESC LIMIT 1",
-                             (user_id,))
+async def latest_interview(db: Database, user_id: int, holder: str | None = None) -> InterviewRecord | None:
+    """The user's most recent interview or review, whatever its state (of this holder's, when given)."""
+    if holder is not None:
+        row = await db.fetch_one("SELECT * FROM interviews WHERE user_id = ? AND holder = ? "
+                                 "ORDER BY started_at DESC, id DESC LIMIT 1", (user_id, holder))
+    else:
+        row = await db.fetch_one("SELECT * FROM interviews WHERE user_id = ? ORDER BY started_at DESC, id DESC LIMIT 1",
+                                 (user_id,))
     return _interview(row) if row else None

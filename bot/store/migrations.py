@@ -281,6 +281,11 @@ MIGRATIONS: tuple[str | dict[str, str], ...] = (
         UNIQUE (round_id, number)
     );
     """,
+    # 13: one live interview per person and store: the process (a terminal) that holds an interview,
+    # so that a second one is refused, or takes it over, instead of answering or reporting it too.
+    """
+    ALTER TABLE interviews ADD COLUMN holder TEXT;
+    """,
 )
 
 LATEST = len(MIGRATIONS)

@@ -313,3 +313,17 @@ def test_console_help_states_the_thirty_question_maximum(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["console", "--help"])
     assert "1-30" in capsys.readouterr().out
+
+
+def test_a_second_console_is_refused_or_takes_over_and_the_first_is_told(tmp_path) -> None:
+    """Issue 27, finding 1: the second console stopped the first, which then printed the second's report."""
+    db = tmp_path / "db.sqlite3"
+    first = _console_at_first_question(db)
+    second = run(["console", "--count", "2", "--seed", "5"], "a\na\n", db)
+    assert second.returncode == 1 and "running in another terminal" in second.stderr and "--takeover" in second.stderr
+    assert "Interview report" not in second.stdout
+    taken = run(["console", "--takeover", "--json"], "a\na\na\n", db)
+    assert taken.returncode == 0 and json.loads(taken.stdout)["total"] == 3, taken.stderr
+    out, err = first.communicate("q\n", timeout=30)
+    assert first.returncode == 1 and "moved to another terminal" in out and "Traceback" not in err, (out, err)
+    assert "Interview report" not in out and "Interview stopped" not in out
