@@ -31,6 +31,7 @@ from typing import Any
 from benchmarks.broadcast import TELEGRAM_LIMIT, chat_ids, subscribe_all, the_minute
 from benchmarks.fake_telegram import ROOT, ServerProcess
 from benchmarks.figures import Figure
+from benchmarks.flood import first_reply_after
 from benchmarks.sizes import percentile, scaled, stop_process, temporary_folder
 
 NAME = "storm"
@@ -74,18 +75,6 @@ async def latest_question(server: ServerProcess, user_id: int) -> dict[str, Any]
     return with_buttons[-1] if with_buttons else None
 
 
-async def reply_after(server: ServerProcess, user_id: int, since: float, limit_s: float) -> float | None:
-    """Seconds from `since` to the first message accepted for the person's chat after it."""
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        sends = await server.get("/sends")
-        times = [at for at, chat in sends["sent"] if chat == user_id and at >= since]
-        if times:
-            return min(times) - since
-        await asyncio.sleep(0.05)
-    return None
-
-
 async def candidate(server: ServerProcess, user_id: int, until: float,
                     samples: list[tuple[float, float | None]]) -> None:
     """One person answering their interview until `until`: (pushed at, seconds to the reply) per click."""
@@ -100,7 +89,7 @@ async def candidate(server: ServerProcess, user_id: int, until: float,
         number += 1
         pushed = (await server.post("/push", {"updates": [click(user_id, question, question["data"][0], number)]}))[
             "pushed_at"]
-        latency = await reply_after(server, user_id, pushed, 30.0)
+        latency = await first_reply_after(server, user_id, pushed, 30.0)
         samples.append((pushed, latency))
         await asyncio.sleep(CLICK_GAP_S)
 
