@@ -256,8 +256,9 @@ class Core:
             try:
                 answer = await self.daily.answer(caller, asked, parsed.letter)
             except AnswerRefused as refused:
-                if refused.reason != "unknown" or not await self.quiz.owns(asked.id):
+                if refused.reason != "unknown":
                     raise
+                # not a daily post's: a quiz round's, or "unknown" from the quiz too (the same refusal)
                 scored = await self.quiz.answer(caller, asked, parsed.letter)
                 count_answer(user.platform, "quiz")
                 return ClickReply(t(caller.language, "quiz.correct" if scored.correct else "quiz.wrong",
