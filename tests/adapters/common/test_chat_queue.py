@@ -7,8 +7,8 @@ import asyncio
 from adapters.common.chat_queue import ChatQueues
 
 
-async def test_waiting_edits_of_one_message_coalesce_into_the_newest() -> None:
-    queues = ChatQueues(max_pending=2)
+def recorded_jobs():
+    """(gate, done, run): run(name) is a send job that records its name; "first" waits for the gate."""
     gate = asyncio.Event()
     done: list[str] = []
 
@@ -20,6 +20,12 @@ async def test_waiting_edits_of_one_message_coalesce_into_the_newest() -> None:
     def run(name: str):
         return lambda: job(name)
 
+    return gate, done, run
+
+
+async def test_waiting_edits_of_one_message_coalesce_into_the_newest() -> None:
+    queues = ChatQueues(max_pending=2)
+    gate, done, run = recorded_jobs()
     assert queues.submit(1, run("first"))
     await asyncio.sleep(0)  # "first" is being sent; the queue behind it is empty
     for state in range(5):
@@ -32,17 +38,7 @@ async def test_waiting_edits_of_one_message_coalesce_into_the_newest() -> None:
 
 async def test_a_full_queue_queues_one_busy_note_at_its_front() -> None:
     queues = ChatQueues(max_pending=2)
-    gate = asyncio.Event()
-    done: list[str] = []
-
-    async def job(name: str) -> None:
-        if name == "first":
-            await gate.wait()
-        done.append(name)
-
-    def run(name: str):
-        return lambda: job(name)
-
+    gate, done, run = recorded_jobs()
     queues.submit(1, run("first"))
     await asyncio.sleep(0)
     assert queues.submit(1, run("a")) and queues.submit(1, run("b"))
