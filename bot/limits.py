@@ -21,3 +21,11 @@ POLL_EXPLANATION_MAX = 200  # ... explanation, at most 2 line feeds (the full on
 # A mock interview, the same on every platform (validated by the core, offered by every adapter).
 INTERVIEW_COUNT_MIN, INTERVIEW_COUNT_MAX = 1, 30
 TIME_LIMIT_MIN_S, TIME_LIMIT_MAX_S = 10, 600  # seconds per question of a timed interview
+
+# A group's own questions (/deck add): a file a member uploads is a stranger's input, bounded before it is read.
+DECK_MAX_BYTES = 1_000_000  # checked before the download, and again on the bytes
+DECK_MAX_QUESTIONS = 500
+DECKS_PER_CHAT = 20
+DECK_NAME_MAX = 32  # a deck's name: 1-32 of a-z, 0-9, _ and -, lower-cased (it is typed after `deck:`)
+DECK_PROBLEMS_SHOWN = 10  # problems listed in the reply before "and K more"
+DECK_KEPT_AFTER_LEFT_S = 30 * 86400  # a chat that removed the bot keeps its decks this long

@@ -286,6 +286,24 @@ MIGRATIONS: tuple[str | dict[str, str], ...] = (
     """
     ALTER TABLE interviews ADD COLUMN holder TEXT;
     """,
+    # 14: group decks (issue 29): a chat's own questions, one JSON text per deck, versioned for every worker's
+    # cache; when a chat removed the bot (its decks are deleted 30 days later).
+    """
+    CREATE TABLE decks (
+        id INTEGER PRIMARY KEY,
+        chat_id INTEGER NOT NULL REFERENCES chats (id),
+        name TEXT NOT NULL,
+        version INTEGER NOT NULL DEFAULT 1,
+        questions TEXT NOT NULL,
+        question_count INTEGER NOT NULL,
+        added_by INTEGER REFERENCES users (id),
+        added_by_name TEXT NOT NULL DEFAULT '',
+        added_at REAL NOT NULL,
+        UNIQUE (chat_id, name)
+    );
+    CREATE INDEX decks_by_uploader ON decks (added_by);
+    ALTER TABLE chats ADD COLUMN left_at REAL;
+    """,
 )
 
 LATEST = len(MIGRATIONS)

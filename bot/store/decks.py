@@ -1,0 +1,180 @@
+"""Group decks in the store: one row per deck, its questions as one JSON text, a version that moves on
+every replace (the cache key of every worker), and when a chat removed the bot (its decks' countdown).
+
+Every deck SQL statement lives here; the rules (who may, how many, what a file must hold) are bot/decks'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.store.backend import Row, Transaction
+from bot.store.database import Database
+
+
+class TooManyDecks(Exception):
+    """The chat holds its limit of decks already: a new name is refused (a replace is not)."""
+
+
+@dataclass(frozen=True)
+class DeckRow:
+    """A deck as listed: which chat holds it, under which name, who added it (blank once forgotten) and when."""
+
+    id: int
+    chat_id: int
+    name: str
+    version: int
+    count: int
+    added_by: int | None
+    added_by_name: str
+    added_at: float
+
+
+@dataclass(frozen=True)
+class SharedChat:
+    """A group a person shares with the bot that holds decks: the store's id and the platform's."""
+
+    id: int
+    platform: str
+    platform_chat_id: str
+    title: str
+
+
+_COLUMNS = "id, chat_id, name, version, question_count, added_by, added_by_name, added_at"
+
+
+def _deck(row: Row) -> DeckRow:
+    return DeckRow(int(row[0]), int(row[1]), str(row[2]), int(row[3]), int(row[4]),
+                   None if row[5] is None else int(row[5]), str(row[6]), float(row[7]))
+
+
+async def list_decks(db: Database, chat_id: int) -> list[DeckRow]:
+    """The chat's decks by name (no questions read: the versions are the cache's freshness check)."""
+    rows = await db.fetch_all(f"SELECT {_COLUMNS} FROM decks WHERE chat_id = ? ORDER BY name", (chat_id,))
+    return [_deck(row) for row in rows]
+
+
+async def get_deck(db: Database, chat_id: int, name: str) -> DeckRow | None:
+    row = await db.fetch_one(f"SELECT {_COLUMNS} FROM decks WHERE chat_id = ? AND name = ?", (chat_id, name))
+    return _deck(row) if row else None
+
+
+async def deck_by_id(db: Database, deck_id: int) -> DeckRow | None:
+    row = await db.fetch_one(f"SELECT {_COLUMNS} FROM decks WHERE id = ?", (deck_id,))
+    return _deck(row) if row else None
+
+
+async def deck_questions(db: Database, deck_id: int) -> tuple[int, str] | None:
+    """(version, questions as JSON) of one deck, read together so that they match; None once removed."""
+    row = await db.fetch_one("SELECT version, questions FROM decks WHERE id = ?", (deck_id,))
+    return (int(row[0]), str(row[1])) if row else None
+
+
+async def save_deck(db: Database, chat_id: int, name: str, questions: str, count: int, user_id: int | None,
+                    user_name: str, now: float, max_decks: int) -> tuple[DeckRow, bool]:
+    """Add the deck, or replace the one of that name (same row and id, version + 1); (the deck, replaced?).
+    TooManyDecks when a new name would pass `max_decks` (counted in the same transaction)."""
+    async with db.transaction() as connection:
+        row = await connection.fetch_one("SELECT id FROM decks WHERE chat_id = ? AND name = ?", (chat_id, name))
+        if row is not None:
+            await connection.execute(
+                """UPDATE decks SET version = version + 1, questions = ?, question_count = ?, added_by = ?,
+                   added_by_name = ?, added_at = ? WHERE id = ?""",
+                (questions, count, user_id, user_name, now, row[0]))
+            deck_id, replaced = int(row[0]), True
+        else:
+            held = await connection.fetch_one("SELECT count(*) FROM decks WHERE chat_id = ?", (chat_id,))
+            if held is not None and int(held[0]) >= max_decks:
+                raise TooManyDecks(name)
+            deck_id = await connection.insert_returning_id(
+                """INSERT INTO decks (chat_id, name, version, questions, question_count, added_by, added_by_name,
+                   added_at) VALUES (?, ?, 1, ?, ?, ?, ?, ?) RETURNING id""",
+                (chat_id, name, questions, count, user_id, user_name, now))
+            replaced = False
+        saved = await connection.fetch_one(f"SELECT {_COLUMNS} FROM decks WHERE id = ?", (deck_id,))
+    assert saved is not None
+    return _deck(saved), replaced
+
+
+async def delete_deck(db: Database, deck_id: int, version: int | None = None) -> DeckRow | None:
+    """Remove a deck (only at `version`, when given: a confirmation given for one upload never removes the
+    next); a daily question set to its topic goes back to every topic. None when nothing was removed.
+    Asked questions and answers stay: boards keep counting them."""
+    async with db.transaction() as connection:
+        row = await connection.fetch_one(f"SELECT {_COLUMNS} FROM decks WHERE id = ?", (deck_id,))
+        if row is None or (version is not None and int(row[3]) != version):
+            return None
+        await _delete(connection, [int(row[0])])
+    return _deck(row)
+
+
+async def _delete(connection: Transaction, deck_ids: list[int]) -> None:
+    for deck_id in deck_ids:
+        await connection.execute("UPDATE subscriptions SET topic = NULL WHERE topic = ?", (f"deck.{deck_id}",))
+        await connection.execute("DELETE FROM decks WHERE id = ?", (deck_id,))
+
+
+async def forget_uploader(connection: Transaction, user_id: int) -> int:
+    """Inside /forget's transaction: the person's name leaves the decks they added; the decks stay."""
+    return (await connection.execute(
+        "UPDATE decks SET added_by = NULL, added_by_name = '' WHERE added_by = ?", (user_id,))).rowcount
+
+
+async def move_decks(connection: Transaction, old_chat: int, new_chat: int) -> None:
+    """Inside a chat merge: the old record's decks follow, unless the new one has a deck of that name."""
+    await connection.execute(
+        """UPDATE decks SET chat_id = ? WHERE chat_id = ?
+           AND name NOT IN (SELECT name FROM decks WHERE chat_id = ?)""", (new_chat, old_chat, new_chat))
+    rows = await connection.fetch_all("SELECT id FROM decks WHERE chat_id = ?", (old_chat,))
+    await _delete(connection, [int(row[0]) for row in rows])
+
+
+async def shared_chats(db: Database, user_id: int) -> list[SharedChat]:
+    """Groups holding decks where this person is known: on a board there (an answer), or as an uploader."""
+    rows = await db.fetch_all(
+        """SELECT c.id, c.platform, c.platform_chat_id, c.title FROM chats c
+           WHERE c.kind <> 'private' AND EXISTS (SELECT 1 FROM decks d WHERE d.chat_id = c.id)
+             AND (EXISTS (SELECT 1 FROM board_totals b WHERE b.chat_id = c.id AND b.user_id = ?)
+                  OR EXISTS (SELECT 1 FROM decks d WHERE d.chat_id = c.id AND d.added_by = ?))
+           ORDER BY c.id""", (user_id, user_id))
+    return [SharedChat(int(row[0]), str(row[1]), str(row[2]), str(row[3])) for row in rows]
+
+
+async def is_member(db: Database, chat_id: int, user_id: int) -> bool:
+    row = await db.fetch_one(
+        """SELECT 1 WHERE EXISTS (SELECT 1 FROM board_totals WHERE chat_id = ? AND user_id = ?)
+           OR EXISTS (SELECT 1 FROM decks WHERE chat_id = ? AND added_by = ?)""",
+        (chat_id, user_id, chat_id, user_id))
+    return row is not None
+
+
+async def mark_left(db: Database, chat_id: int, now: float) -> None:
+    """The bot was removed from the chat: its decks' 30 days start (the first removal counts)."""
+    await db.in_one_call(lambda connection: connection.execute(
+        "UPDATE chats SET left_at = ? WHERE id = ? AND left_at IS NULL", (now, chat_id)))
+
+
+async def mark_back(db: Database, chat_id: int) -> bool:
+    """The bot is in the chat again: its decks stay. True when a countdown was stopped."""
+    result = await db.in_one_call(lambda connection: connection.execute(
+        "UPDATE chats SET left_at = NULL WHERE id = ? AND left_at IS NOT NULL", (chat_id,)))
+    return result.rowcount > 0
+
+
+async def purge_left(db: Database, before: float) -> list[int]:
+    """Delete the decks of chats that removed the bot at or before `before`; the deck ids deleted."""
+    async with db.transaction() as connection:
+        rows = await connection.fetch_all(
+            """SELECT d.id FROM decks d JOIN chats c ON c.id = d.chat_id
+               WHERE c.left_at IS NOT NULL AND c.left_at <= ? ORDER BY d.id""", (before,))
+        deck_ids = [int(row[0]) for row in rows]
+        await _delete(connection, deck_ids)
+    return deck_ids
+
+
+async def next_purge(db: Database) -> float | None:
+    """When the earliest countdown of a chat holding decks started (None: nothing is counting down)."""
+    row = await db.fetch_one(
+        "SELECT min(c.left_at) FROM chats c WHERE c.left_at IS NOT NULL "
+        "AND EXISTS (SELECT 1 FROM decks d WHERE d.chat_id = c.id)")
+    return float(row[0]) if row and row[0] is not None else None
