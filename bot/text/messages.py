@@ -102,18 +102,13 @@ class Poll:
 @dataclass(frozen=True)
 class Message:
     """A whole message: blocks, rows of buttons, an optional image (PNG bytes), and optionally the same
-    question as a quiz poll (`poll`), which a platform with polls may send instead of blocks and buttons."""
+    question as a quiz poll (`poll`), which a platform with polls may send instead of blocks and buttons.
+    The model knows no renderer: adapters render it, and bot.text.plaintext gives its plain text."""
 
     blocks: tuple[Block, ...]
     buttons: tuple[tuple[Button, ...], ...] = ()
     image: bytes | None = field(default=None, repr=False)
     poll: Poll | None = None
-
-    def plain_text(self) -> str:
-        """A readable plain-text form (console, logs, tests)."""
-        from bot.text.plaintext import render_plain
-
-        return render_plain(self)
 
 
 Span = tuple[Literal["text", "code", "bold"], str]

@@ -12,6 +12,7 @@ from bot.domain import LETTERS, ChatRef, InterviewFilters, UserRef
 from bot.errors import UserError
 from bot.text.messages import Table
 from bot.store.interviews import get_asked
+from bot.text.plaintext import render_plain
 from tests.fakes import RecordingPort
 
 ALICE = UserRef("test", "alice", "Alice", "en-GB")
@@ -37,7 +38,7 @@ async def test_click_edits_the_question_and_sends_the_next(core: Core) -> None:
     assert first.asked_id and first.message.buttons
     reply = await core.click(ALICE, DM, await wrong_token(core, first.asked_id))
     assert not reply.alert and reply.popup.startswith("❌")
-    assert reply.edit is not None and not reply.edit.buttons and "Why" in reply.edit.plain_text()
+    assert reply.edit is not None and not reply.edit.buttons and "Why" in render_plain(reply.edit)
     [next_question] = reply.follow_ups
     assert next_question.asked_id and next_question.message.buttons
     forged = await core.click(ALICE, DM, "a:1:z")
@@ -51,7 +52,7 @@ async def test_deadline_edits_through_the_port_and_moves_on(core: Core, clock) -
     await core.tick()
     port = core.ports["test"]
     [(chat, ref, edited)] = port.edits
-    assert (chat, ref) == ("alice", "alice/1") and "Time is up" in edited.plain_text()
+    assert (chat, ref) == ("alice", "alice/1") and "Time is up" in render_plain(edited)
     assert len(port.sent) == 1 and port.sent[0][1].buttons
 
 
@@ -95,7 +96,7 @@ async def test_leaderboard_after_daily_answers(core: Core) -> None:
         await core.click(UserRef("test", f"m{i}", f"M{i}"), group, token)
     board = await core.leaderboard(group, UserRef("test", "m0", "M0"), "week")
     table = next(block for block in board.blocks if isinstance(block, Table))
-    assert len(table.rows) == 3 and "Europe/Istanbul" in (await core.settings(group)).plain_text()
+    assert len(table.rows) == 3 and "Europe/Istanbul" in render_plain(await core.settings(group))
 
 
 async def test_an_unknown_language_gets_its_message(core: Core) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.core import Core
 from bot.domain import ChatRef, InterviewFilters, UserRef
+from bot.text.plaintext import render_plain
 from bot.tokens import FORGET_TOKEN
 from tests.fakes import RecordingPort, click
 
@@ -26,12 +27,12 @@ async def _history(core: Core) -> None:
 async def test_the_confirmation_deletes_everything_about_the_clicker_only(core: Core, db) -> None:
     await _history(core)
     request = await core.forget_request(ADA)
-    assert request.buttons[0][0].token == FORGET_TOKEN and "Geri alınamaz" in request.plain_text()  # her language
+    assert request.buttons[0][0].token == FORGET_TOKEN and "Geri alınamaz" in render_plain(request)  # her language
     reply = await core.click(ADA, ChatRef("test", "dm-ada"), FORGET_TOKEN)
     assert reply.refused is None and reply.edit is not None and "silindi" in reply.popup
     names = [row[0] for row in await db.fetch_all("SELECT name FROM users")]
     assert names == ["Ben"]
-    assert "Ada" not in (await core.leaderboard(GROUP, BEN, "all")).plain_text()
+    assert "Ada" not in render_plain(await core.leaderboard(GROUP, BEN, "all"))
     counts = {table: (await db.fetch_one(f"SELECT count(*) FROM {table}"))[0]
               for table in ("answers", "interviews", "review_cards")}
     assert counts["answers"] == 2 and counts["interviews"] == 1, "Ben's interview answer and daily answer stay"

@@ -14,6 +14,7 @@ from bot.store.copy import copy_store
 from bot.store.daily import get_subscription
 from bot.store.migrations import statements
 from bot.store.people import find_chat
+from bot.text.plaintext import render_plain
 
 GROUP = ChatRef("test", "g1", "group", "Study group")
 MEMBER_TR = UserRef("test", "u1", "Ayşe", "tr")
@@ -48,9 +49,9 @@ async def test_a_refused_post_pauses_and_the_next_post_that_gets_through_resumes
     row = await db.fetch_one("SELECT state, error FROM daily_posts")
     assert row["state"] == "failed" and row["error"] == f"forbidden: {REFUSED}"
 
-    turkish = (await core.settings(GROUP, MEMBER_TR)).plain_text()
+    turkish = render_plain(await core.settings(GROUP, MEMBER_TR))
     assert "Duraklatıldı: 2026-05-04 tarihinde bu kanalda Mesaj Gönder" in turkish
-    english = (await core.settings(GROUP, MEMBER_EN)).plain_text()
+    english = render_plain(await core.settings(GROUP, MEMBER_EN))
     assert "Paused: on 2026-05-04 I lost the Send Messages or View Channel permission" in english
     assert "resume by themselves once that permission is granted again" in english
 
@@ -58,7 +59,7 @@ async def test_a_refused_post_pauses_and_the_next_post_that_gets_through_resumes
     assert (await core.daily.run_due()).posted == 1 and len(port.sent_to("g1")) == 1
     resumed = await subscription_of(db)
     assert resumed.active and resumed.paused_at is None and resumed.paused_reason is None
-    assert "Paused" not in (await core.settings(GROUP, MEMBER_EN)).plain_text()
+    assert "Paused" not in render_plain(await core.settings(GROUP, MEMBER_EN))
 
 
 async def test_a_pause_that_goes_on_keeps_the_day_it_began(core, clock, port, db) -> None:
@@ -69,7 +70,7 @@ async def test_a_pause_that_goes_on_keeps_the_day_it_began(core, clock, port, db
         clock.set(at(f"{day} 09:00"))
         await core.daily.run_due()
     assert (await subscription_of(db)).paused_at == at("2026-05-04 09:00")
-    assert "on 2026-05-04" in (await core.settings(GROUP, MEMBER_EN)).plain_text()
+    assert "on 2026-05-04" in render_plain(await core.settings(GROUP, MEMBER_EN))
 
 
 async def test_a_refused_reveal_pauses_too(core, clock, port, db) -> None:
@@ -111,7 +112,7 @@ async def test_unsubscribing_ends_a_pause(core, clock, port, db) -> None:
     await core.unsubscribe(GROUP)
     await core.subscribe(GROUP, "10:00", "UTC")
     assert (await subscription_of(db)).paused_at is None
-    assert "Paused" not in (await core.settings(GROUP, MEMBER_EN)).plain_text()
+    assert "Paused" not in render_plain(await core.settings(GROUP, MEMBER_EN))
 
 
 async def test_a_manual_post_in_a_chat_without_a_subscription_pauses_nothing(core, port, db, caplog) -> None:

@@ -18,6 +18,7 @@ from bot.errors import AnswerRefused
 from bot.store import Database
 from bot.store.daily import Subscription, get_subscription
 from bot.store.people import find_chat
+from bot.text.plaintext import render_plain
 from bot.tokens import answer_token
 from tests.fakes import RecordingPort
 
@@ -164,7 +165,7 @@ async def test_answers_reveal_and_refusals(core, daily, clock, port, db, bank) -
     clock.set(at("2026-05-04 11:00:01", "UTC"))
     assert (await daily.run_due()).revealed == 1
     [(_, ref, reveal)] = port.edits
-    text = reveal.plain_text()
+    text = render_plain(reveal)
     assert "4 answered, 75% right." in text and "Member 0 (5.0 s)" in text and "<- correct" in text
     with pytest.raises(Exception) as late:
         await answer(core, UserRef("test", "late"), GROUP, answer_token(asked_id, right))

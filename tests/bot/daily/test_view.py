@@ -10,6 +10,7 @@ import pytest
 
 from bot.domain import ChatRef
 from bot.text.messages import Moment, Paragraph
+from bot.text.plaintext import render_plain
 
 GROUP = ChatRef("test", "g1", "group", "Study group")
 
@@ -30,7 +31,7 @@ async def test_the_daily_question_says_when_its_answer_comes_in_the_groups_zone(
     clock.set(at("2026-12-01 09:00"))
     await core.tick()
     [question] = port.sent_to("g1")
-    text = question.plain_text()
+    text = render_plain(question)
     assert said in text and " s." not in text.split("\n")[-1], "no 'You have 43200 s.'"
     [note] = [block for block in question.blocks if isinstance(block, Paragraph) and block.inline is not None]
     assert note.inline == Moment(round(at("2026-12-01 21:00")), "21:00, Europe/Istanbul")
@@ -41,7 +42,7 @@ async def test_a_late_post_reveals_tomorrow_and_says_so(core, clock, port) -> No
     await core.subscribe(GROUP, "22:00", "UTC")
     clock.set(at("2026-12-01 22:00", "UTC"))
     await core.tick()
-    assert "Answer revealed: tomorrow 10:00, UTC." in port.sent_to("g1")[0].plain_text()
+    assert "Answer revealed: tomorrow 10:00, UTC." in render_plain(port.sent_to("g1")[0])
 
 
 @pytest.mark.parametrize("language,said", [("en", "The answer is revealed after 12 h."),
@@ -49,10 +50,10 @@ async def test_a_late_post_reveals_tomorrow_and_says_so(core, clock, port) -> No
 async def test_settings_say_hours_as_people_do(core, language, said) -> None:
     await core.set_language(language, chat=GROUP)
     await core.subscribe(GROUP, "09:00", "Europe/Istanbul")
-    text = (await core.settings(GROUP)).plain_text()
+    text = render_plain(await core.settings(GROUP))
     assert said in text and "12.0" not in text
     await core.subscribe(GROUP, "09:00", "UTC", reveal_after_hours=1.5)
-    assert ("1 h 30 min" if language == "en" else "1 saat 30 dakika") in (await core.settings(GROUP)).plain_text()
+    assert ("1 h 30 min" if language == "en" else "1 saat 30 dakika") in render_plain(await core.settings(GROUP))
 
 
 async def test_the_reveal_gives_the_fastest_times_in_the_groups_language(core, clock, port, bank) -> None:
@@ -70,4 +71,4 @@ async def test_the_reveal_gives_the_fastest_times_in_the_groups_language(core, c
     clock.advance(13 * 3600)
     await core.tick()
     [(_, _, reveal)] = port.edits
-    assert "En hızlı doğru cevaplar: Ada (3,2 sn)" in reveal.plain_text()
+    assert "En hızlı doğru cevaplar: Ada (3,2 sn)" in render_plain(reveal)

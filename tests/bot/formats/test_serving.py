@@ -14,6 +14,7 @@ from bot.core import Core
 from bot.domain import ChatRef, InterviewFilters, UserRef
 from bot.formats.bank_file import Target, build_topic_file
 from bot.formats.model import ImportedQuestion
+from bot.text.plaintext import render_plain
 from tests.bot.test_core import wrong_token
 
 HEADER = "role: ml-engineer\nspecialty: s\ntopic: t\n{extra}questions:\n  - id: q1\n    difficulty: 1\n" \
@@ -46,13 +47,13 @@ async def imported_core(tmp_path: Path, db, clock) -> Core:
 async def test_a_turkish_user_gets_the_english_question_marked_and_told_there_is_no_explanation(imported_core) -> None:
     ayse, dm = UserRef("test", "ayse", "Ayşe", "tr"), ChatRef("test", "ayse", "private")
     first = await imported_core.start_interview(ayse, dm, InterviewFilters(count=2, repeatable=True))
-    shown = first.message.plain_text()
+    shown = render_plain(first.message)
     assert "Bu soru yalnızca İngilizce olarak mevcut." in shown
     assert "Soru 1/2" in shown  # the bot's own words stay Turkish
     first_reply = await imported_core.click(ayse, dm, await wrong_token(imported_core, first.asked_id))
     [second] = first_reply.follow_ups
     second_reply = await imported_core.click(ayse, dm, await wrong_token(imported_core, second.asked_id))
-    edits = sorted(reply.edit.plain_text() for reply in (first_reply, second_reply))
+    edits = sorted(render_plain(reply.edit) for reply in (first_reply, second_reply))
     assert sum("İçe aktarılan bu soru bir açıklamayla gelmedi." in text for text in edits) == 1
     assert sum("It uses gradients only." in text for text in edits) == 1
     assert all("Bu soru yalnızca İngilizce olarak mevcut." in text for text in edits)
@@ -61,4 +62,4 @@ async def test_a_turkish_user_gets_the_english_question_marked_and_told_there_is
 async def test_an_english_user_sees_no_language_note(imported_core) -> None:
     alice, dm = UserRef("test", "alice", "Alice", "en"), ChatRef("test", "alice", "private")
     first = await imported_core.start_interview(alice, dm, InterviewFilters(count=1))
-    assert "only available" not in first.message.plain_text()
+    assert "only available" not in render_plain(first.message)

@@ -10,6 +10,7 @@ from bot.domain import AskedQuestion, RecordedAnswer
 from bot.interview.report import build_report
 from bot.interview.view import cut_at_word, report_message
 from bot.text.messages import CommandHint, Paragraph
+from bot.text.plaintext import render_plain
 
 ORDER = (0, 1, 2, 3)
 
@@ -32,11 +33,11 @@ def a_report(bank: Bank, status: str = "finished"):
 
 
 def test_the_review_list_says_what_was_chosen_and_what_is_right(bank: Bank) -> None:
-    english = report_message(bank, a_report(bank), "en").plain_text()
+    english = render_plain(report_message(bank, a_report(bank), "en"))
     assert "You chose B (On the whole data set); the answer is A (On the training split only)." in english
     assert "Time ran out; the answer is A (10)." in english
     assert "Time: 1 min 5 s in all" in english
-    turkish = report_message(bank, a_report(bank), "tr").plain_text()
+    turkish = render_plain(report_message(bank, a_report(bank), "tr"))
     assert "Senin seçimin B (Tüm veri kümesinde); doğru cevap A (Yalnızca eğitim bölümünde)." in turkish
     assert "Süre doldu; doğru cevap A (10)." in turkish
     assert "toplam 1 dk 5 sn" in turkish and " min " not in turkish
@@ -47,20 +48,20 @@ def test_every_report_ends_with_the_next_step_as_a_command(bank: Bank) -> None:
     message = report_message(bank, report, "en")
     last = message.blocks[-1]
     assert isinstance(last, Paragraph) and last.inline == CommandHint("interview", "leakage-basics")
-    assert message.plain_text().endswith("Practise your weakest topic, Leakage basics (test fixture): "
+    assert render_plain(message).endswith("Practise your weakest topic, Leakage basics (test fixture): "
                                          "/interview leakage-basics")
-    due = report_message(bank, report, "tr", due=1).plain_text()
+    due = render_plain(report_message(bank, report, "tr", due=1))
     assert "Tekrar zamanı gelen 1 soru var: /review" in due and due.endswith("/interview leakage-basics")
-    assert "2 missed questions are due for review: /review" in report_message(bank, report, "en", due=2).plain_text()
+    assert "2 missed questions are due for review: /review" in render_plain(report_message(bank, report, "en", due=2))
     perfect = replace(report, results=report.results[2:], weakest_topic=None)
-    assert report_message(bank, perfect, "en").plain_text().endswith("Start a new interview: /interview")
+    assert render_plain(report_message(bank, perfect, "en")).endswith("Start a new interview: /interview")
 
 
 def test_stopping_before_the_first_answer_reports_no_answers(bank: Bank) -> None:
     report = build_report(9, "stopped", bank, [(asked(1, "fx-101", 3), None)])
     assert report.total == 0 and report.weakest_topic is None
     for language, words, score in (("en", "No answers yet", "Score"), ("tr", "Henüz cevap yok", "Puan")):
-        text = report_message(bank, report, language).plain_text()
+        text = render_plain(report_message(bank, report, language))
         assert words in text and score not in text and text.endswith("/interview")
 
 

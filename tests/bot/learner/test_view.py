@@ -50,9 +50,9 @@ async def test_report_and_progress_carry_the_levels(db, bank, clock, language, t
         delivery = await core.engine.current(await core.caller(user, chat))
         right = LETTERS[delivery.asked.option_order.index(delivery.question.correct_index)]
         reply = await core.click(user, chat, answer_token(delivery.asked.id, right))
-    report_text = reply.follow_ups[-1].message.plain_text()
+    report_text = render_plain(reply.follow_ups[-1].message)
     assert title in report_text
-    assert progress in (await core.progress(user)).plain_text()
+    assert progress in render_plain(await core.progress(user))
 
 
 def test_a_zero_ability_has_no_sign() -> None:
@@ -74,5 +74,5 @@ async def test_progress_says_how_far_the_ability_moved(db, bank, clock, language
         right = LETTERS[delivery.asked.option_order.index(delivery.question.correct_index)]
         await core.click(user, chat, answer_token(delivery.asked.id, right))
         clock.advance(8 * 86_400)
-    text = (await core.progress(user)).plain_text()
+    text = render_plain(await core.progress(user))
     assert since in text

@@ -213,14 +213,14 @@ async def test_progress_message_summarises_in_the_users_language(db: Database, b
                                                                  clock: ManualClock) -> None:
     progress = await user_progress(db, bank, await a_month_of_answers(db, bank, clock))
     message = progress_message(bank, progress, "en")
-    text = message.plain_text()
+    text = render_plain(message)
     assert "Answered 60, right 42 (70%)." in text and "4 of them ran out of time" in text
     topics, difficulties = [block for block in message.blocks if isinstance(block, Table)]
     assert topics.header == ("Topic", "Answered", "Right")
     assert topics.rows == (("Leakage basics (test fixture)", "30", "87%"), ("Sync basics (test fixture)", "30", "53%"))
     assert difficulties.rows == (("easy", "60", "70%"),)
     assert message.image is not None and message.image.startswith(PNG_SIGNATURE)
-    turkish = progress_message(bank, progress, "tr").plain_text()
+    turkish = render_plain(progress_message(bank, progress, "tr"))
     assert "60 soru cevapladın, 42 tanesi doğru (%70)." in turkish and "Sızıntı temelleri" in turkish
     assert "%87" in turkish and "kolay" in turkish
 
@@ -228,7 +228,7 @@ async def test_progress_message_summarises_in_the_users_language(db: Database, b
 def test_progress_message_without_answers_invites_an_interview(bank: Bank) -> None:
     for language in ("en", "tr"):
         message = progress_message(bank, Progress(0, 0, 0), language)
-        assert message.image is None and "/interview" in message.plain_text()
+        assert message.image is None and "/interview" in render_plain(message)
         assert not any(isinstance(block, Table) for block in message.blocks)
 
 
@@ -246,18 +246,18 @@ async def test_history_message_is_a_table(core: Core, db: Database, bank: Bank,
         (today, "Interview", "Sync basics (test fixture)", "1/2 (50%)", "1 min 20 s"),
     )
     turkish = history_message(bank, await history(db, bank, alice), "tr")
-    assert "1 dk 20 sn" in turkish.plain_text() and "yarıda bırakıldı" in turkish.plain_text()
+    assert "1 dk 20 sn" in render_plain(turkish) and "yarıda bırakıldı" in render_plain(turkish)
     empty = history_message(bank, [], "tr")
     assert render_plain(empty) == "Henüz mülakatın yok. /interview ile bir tane başlat."  # each platform's command
 
 
 def test_review_status_says_what_comes_next() -> None:
     june_3 = datetime(2026, 6, 3, 9, tzinfo=timezone.utc).timestamp()
-    assert "2026-06-03" in review_status_message(0, june_3, "en").plain_text()
-    assert "2026-06-03" in review_status_message(0, june_3, "tr").plain_text()
-    assert "No missed questions yet" in review_status_message(0, None, "en").plain_text()
-    assert "3" in review_status_message(3, june_3, "en").plain_text()
-    assert review_status_message(0, None, "tr").plain_text() != review_status_message(0, june_3, "tr").plain_text()
+    assert "2026-06-03" in render_plain(review_status_message(0, june_3, "en"))
+    assert "2026-06-03" in render_plain(review_status_message(0, june_3, "tr"))
+    assert "No missed questions yet" in render_plain(review_status_message(0, None, "en"))
+    assert "3" in render_plain(review_status_message(3, june_3, "en"))
+    assert render_plain(review_status_message(0, None, "tr")) != render_plain(review_status_message(0, june_3, "tr"))
 
 
 async def test_a_chart_is_drawn_once_until_its_owner_answers_again(core: Core, clock, monkeypatch) -> None:

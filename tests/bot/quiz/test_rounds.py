@@ -13,6 +13,7 @@ from bot.errors import UserError
 from bot.store.database import Database
 from bot.store.quiz import ask_next, running_round
 from bot.asking.delivery import shuffled_options
+from bot.text.plaintext import render_plain
 from tests.fakes import RecordingPort, click
 
 GROUP = ChatRef("test", "g1", "group", "Study group")
@@ -35,7 +36,7 @@ async def right_letter(core: Core, tokens: dict[str, str]) -> str:
 
 async def test_a_full_round_scores_by_speed_and_counts_on_the_boards(core, clock, port) -> None:
     started = await core.start_quiz(ANA, GROUP, "sync-basics", 3, 10)
-    assert "3 questions" in started.plain_text()
+    assert "3 questions" in render_plain(started)
     for number in range(3):
         await core.quiz.run_due()
         _, tokens = open_question(port)
@@ -49,15 +50,15 @@ async def test_a_full_round_scores_by_speed_and_counts_on_the_boards(core, clock
         await click(core, CEM, GROUP, tokens[wrong])
         clock.advance(6)  # past the 10 s
         await core.quiz.run_due()  # closes the question: its result is an edit of the question
-        result = port.edits[-1][2].plain_text()
+        result = render_plain(port.edits[-1][2])
         assert "got it" in result and "1. Ana" in result
         clock.advance(3)
     await core.quiz.run_due()
-    final = port.sent[-1][1].plain_text()
+    final = render_plain(port.sent[-1][1])
     assert "Quiz over" in final
     assert final.index("Ana") < final.index("Bo") < final.index("Cem"), "faster right answers rank higher"
     assert "2,850" in final and "2,250" in final, "950 three times, then 750 three times"
-    board = (await core.leaderboard(GROUP, ANA, "all")).plain_text()
+    board = render_plain(await core.leaderboard(GROUP, ANA, "all"))
     assert "Ana" in board and "Bo" in board, "the round's right answers count on the all-time board"
     assert await running_round(core.db, (await core.caller(ANA, GROUP)).chat.id) is None
 
@@ -90,10 +91,10 @@ async def test_a_second_quiz_is_refused_and_only_the_starter_or_an_admin_stops(c
     assert refused.value.key == "quiz.not_allowed"
     await core.quiz.run_due()
     stopping = await core.stop_quiz(CEM, GROUP, is_admin=True)
-    assert "Stopping" in stopping.plain_text()
+    assert "Stopping" in render_plain(stopping)
     await core.quiz.run_due()
-    assert "stopped after 1 of 3" in port.sent[-1][1].plain_text()
-    assert (await core.start_quiz(BO, GROUP, "sync-basics", 3, 10)).plain_text(), "a new round may start"
+    assert "stopped after 1 of 3" in render_plain(port.sent[-1][1])
+    assert render_plain(await core.start_quiz(BO, GROUP, "sync-basics", 3, 10)), "a new round may start"
     await core.stop_quiz(BO, GROUP, is_admin=False)  # its own starter
 
 
@@ -104,8 +105,8 @@ async def test_two_questions_nobody_answers_end_the_round(core, clock, port) -> 
         clock.advance(11)
         await core.quiz.run_due()
         clock.advance(3)
-    assert "nobody answered two questions in a row" in port.sent[-1][1].plain_text()
-    assert "Nobody played" in port.sent[-1][1].plain_text()
+    assert "nobody answered two questions in a row" in render_plain(port.sent[-1][1])
+    assert "Nobody played" in render_plain(port.sent[-1][1])
 
 
 async def test_bad_input_gets_one_clear_line_and_starts_nothing(core) -> None:
@@ -143,7 +144,7 @@ async def test_a_restart_mid_round_goes_on_and_keeps_the_answers(db_path, bank, 
     try:
         clock.advance(9)
         await second.quiz.run_due()  # the open question closes on time, after the restart
-        assert "1. Ana" in second_port.edits[-1][2].plain_text(), "the answer before the crash still counts"
+        assert "1. Ana" in render_plain(second_port.edits[-1][2]), "the answer before the crash still counts"
         # the next question is recorded, then the process dies before sending it
         round_ = await running_round(second.db, chat_id)
         question = second.bank.questions[round_.question_ids[round_.asked]]
@@ -152,7 +153,7 @@ async def test_a_restart_mid_round_goes_on_and_keeps_the_answers(db_path, bank, 
         clock.advance(10)
         await second.quiz.run_due()  # found recorded but never sent: sent now, with its full time
         message, tokens = open_question(second_port)
-        assert "question 2/3" in message.plain_text()
+        assert "question 2/3" in render_plain(message)
         clock.advance(5)
         assert (await click(second, BO, GROUP, tokens[await right_letter(second, tokens)])).correct
     finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.core import Core
 from bot.domain import ChatRef, UserRef
 from bot.text.names import clean_name, short_name
+from bot.text.plaintext import render_plain
 from tests.fakes import RecordingPort, click
 
 
@@ -24,7 +25,7 @@ async def test_a_hostile_name_reads_as_plain_text_on_the_board_and_the_reveal(co
     token = port.sent[-1][1].buttons[0][0].token
     hostile = UserRef("test", "h", "**Boss** `x`\u202e" + "z" * 5000)
     await click(core, hostile, group, token)
-    board = (await core.leaderboard(group, hostile, "all")).plain_text()
+    board = render_plain(await core.leaderboard(group, hostile, "all"))
     assert "**" not in board and "`" not in board and "\u202e" not in board
     assert max(len(line) for line in board.splitlines()) < 120, "a 5,000-character name is one short cell"
     clock.advance(13 * 3600)
