@@ -89,7 +89,7 @@ def add_console_parser(commands: argparse._SubParsersAction) -> None:
     console.add_argument("--takeover", action="store_true",
                          help="move your interview running in another terminal here (that one is told at its "
                               "next keypress); one interview runs per person at a time")
-    console.set_defaults(handler=run_console)
+    console.set_defaults(handler=run_console, terminal=True)
 
 
 def add_forget_parser(commands: argparse._SubParsersAction) -> None:
@@ -98,7 +98,7 @@ def add_forget_parser(commands: argparse._SubParsersAction) -> None:
         description="Delete every interview, answer, review card and setting stored about you (the terminal "
                     "user) in the database; asks for 'yes' first unless --yes is given.")
     forget.add_argument("--yes", action="store_true", help="do not ask")
-    forget.set_defaults(handler=run_forget)
+    forget.set_defaults(handler=run_forget, terminal=True)
 
 
 def run_forget(args: argparse.Namespace, settings: Settings) -> int:
@@ -144,7 +144,8 @@ def run_console(args: argparse.Namespace, settings: Settings) -> int:
 def _store_failed(error: BaseException, session: Session) -> int:
     """One line for a store that failed mid-run: whether the last answer was saved, and that --resume carries on."""
     reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
-    answer = {None: "console.no_answer", True: "console.answer_saved", False: "console.answer_not_saved"}[session.saved]
+    saved = True if getattr(error, "answer_saved", False) else session.saved
+    answer = {None: "console.no_answer", True: "console.answer_saved", False: "console.answer_not_saved"}[saved]
     print("\n" + t(session.language, "console.store_failed", error=reason, answer=t(session.language, answer)),
           file=sys.stderr)
     return 1
@@ -341,17 +342,17 @@ async def _ask_all(core: Core, port: ConsolePort, user: UserRef, chat: ChatRef, 
             break
         if not sys.stdin.isatty():
             print(line.rstrip("\n"), file=port.out)  # echo scripted answers so the transcript reads naturally
-        await core.current_question(user, holder)  # taken over meanwhile: InterviewMoved, before q or a click
         choice = line.strip().lower().rstrip(")")
+        token = port.buttons.get(choice) if len(choice) == 1 else None
+        if session is not None and token is not None:
+            session.saved = False  # the answer just typed, until its transaction is back
+        await core.current_question(user, holder)  # taken over meanwhile: InterviewMoved, before q or a click
         if choice in QUIT:
             print(t(language, "console.quit"), file=port.out)
             break
-        token = port.buttons.get(choice) if len(choice) == 1 else None
         if token is None:
             print(t(language, "console.invalid", letters="/".join(sorted(port.buttons))), file=port.out)
             continue
-        if session is not None:
-            session.saved = False
         reply = await core.click(user, chat, token, holder=holder)
         if session is not None:
             session.saved = True

@@ -31,7 +31,7 @@ def add_records_parsers(commands: argparse._SubParsersAction) -> None:
                                              "answered like `console`; or when the next one is due.")
     for parser, handler in ((progress, _progress), (history, _history), (review, _review)):
         parser.add_argument("--lang", choices=("tr", "en"), help="language (default: from LANG, else English)")
-        parser.set_defaults(handler=lambda args, settings, run=handler: _run(run, args, settings))
+        parser.set_defaults(handler=lambda args, settings, run=handler: _run(run, args, settings), terminal=True)
 
 
 def _run(handler, args: argparse.Namespace, settings: Settings) -> int:  # noqa: ANN001

@@ -170,8 +170,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"interview-bot: unknown log level {settings.log_level[:32]!r} (DEBUG, INFO, WARNING, ERROR)",
               file=sys.stderr)
         return 2
+    terminal = getattr(args, "terminal", False)
+    if terminal and settings.log_level.upper() == "WARNING":
+        level = logging.ERROR  # a person at a prompt: the command's own lines say what failed
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     redact_logs([settings.telegram_token or "", settings.discord_token or ""])
+    if terminal:
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(_without_traceback)
     try:
         return args.handler(args, settings)
     except StoreError as error:
@@ -183,3 +189,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (e.g. `| head`): stop quietly
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the interpreter's final flush quiet
         return 141
+
+
+def _without_traceback(record: logging.LogRecord) -> bool:
+    """A terminal command logs one line per record: a library's traceback (asyncpg's pool retrying a stopped
+    server, say) would bury the one line that says what happened to the person's answer."""
+    record.exc_info, record.exc_text, record.stack_info = None, None, None
+    return True

@@ -21,6 +21,7 @@ from bot.review.view import review_status_message
 from bot.replies import ClickReply, Outgoing
 from bot.schedule.clock import Clock
 from bot.store import interviews as records
+from bot.store.backend import FailedAfterSaving, is_store_failure
 from bot.store.database import Database
 from bot.store.people import get_chat
 from bot.store.review import due_count, next_due_at
@@ -67,9 +68,14 @@ class InterviewService:
     async def answer(self, caller: Caller, asked: AskedQuestion, letter: str, holder: str | None = None) -> ClickReply:
         """The clicked answer recorded: the pop-up verdict, the question edited, what comes next."""
         result = await self.engine.answer_asked(caller, asked, letter, holder)
-        return ClickReply(verdict(result), edit=result_message(self.bank, result),
-                          follow_ups=await self._after(result, caller), correct=result.correct, result=result,
-                          feedback=feedback_message(result))
+        try:
+            follow_ups = await self._after(result, caller)
+        except Exception as error:  # noqa: BLE001 - only a store failure is re-labelled; the rest is raised
+            if not is_store_failure(error) or isinstance(error, FailedAfterSaving):
+                raise
+            raise FailedAfterSaving(str(error).strip() or type(error).__name__) from error
+        return ClickReply(verdict(result), edit=result_message(self.bank, result), follow_ups=follow_ups,
+                          correct=result.correct, result=result, feedback=feedback_message(result))
 
     async def _after(self, result: AnswerResult, caller: Caller | None = None) -> tuple[Outgoing, ...]:
         if result.next is not None:

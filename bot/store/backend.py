@@ -33,6 +33,13 @@ class StoreGone(StoreError):
     """The store file was deleted or replaced while the bot ran: nothing more may be acknowledged."""
 
 
+class FailedAfterSaving(StoreError):
+    """The store failed after an answer's transaction had committed (while what follows it was read): the
+    answer is kept, and the one line a person sees must say so rather than 'not saved'."""
+
+    answer_saved = True
+
+
 def is_store_failure(error: BaseException) -> bool:
     """The store itself failed (locked, damaged, unreachable, gone) rather than the program: a user is told
     in one line, never shown a traceback. Both backends' own exceptions count (sqlite3's, asyncpg's)."""

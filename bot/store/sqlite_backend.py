@@ -47,6 +47,15 @@ def _violation(error: sqlite3.IntegrityError) -> IntegrityViolation:
     return kind(str(error))
 
 
+async def _thread_ended(opening: aiosqlite.Connection | None) -> None:
+    """aiosqlite stops a connection that failed to open without waiting for its thread, which then reports
+    to a loop that may be closed by then: an 'Event loop is closed' traceback after our one clear line.
+    Waiting for the thread here (aiosqlite exposes it only as `_thread`) ends it while the loop runs."""
+    thread = getattr(opening, "_thread", None)
+    if thread is not None and thread.is_alive():
+        await asyncio.to_thread(thread.join, 5.0)
+
+
 async def _check_writable(connection: aiosqlite.Connection) -> None:
     """Write the schema version back in a transaction that is rolled back: a read-only file or mount
     fails here, at start, instead of at the first answer someone gives."""
@@ -201,13 +210,16 @@ class SQLiteDatabase(Database):
     async def open_file(cls, path: Path | str, *, migrate_to: int | None = None) -> SQLiteDatabase:
         """Open (creating the file and its folder on first run) and bring the schema up to date."""
         path = Path(path)
+        opening: aiosqlite.Connection | None = None
         try:
             if str(path) != ":memory:":
                 path.parent.mkdir(parents=True, exist_ok=True)
                 if path.is_dir():
                     raise IsADirectoryError(path)
-            connection = await aiosqlite.connect(path, isolation_level=None)
+            opening = aiosqlite.connect(path, isolation_level=None)
+            connection = await opening
         except (OSError, sqlite3.Error) as error:
+            await _thread_ended(opening)
             raise _explain(path, error) from error
         connection.row_factory = aiosqlite.Row
         try:  # the connection's thread must end whatever fails here, or the process never exits
