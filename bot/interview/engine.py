@@ -41,6 +41,11 @@ log = logging.getLogger(__name__)
 RECENT = timedelta(days=14)  # questions seen this recently are asked only when nothing fresher is left
 
 
+def _known(abilities: dict[str, Estimate], moved: dict[beliefs.Key, Estimate]) -> dict[str, Estimate]:
+    """Each topic's ability as this answer left it: the beliefs read before it, with the ones it moved."""
+    return {**abilities, **{name: belief for (_, scope, name), belief in moved.items() if scope == beliefs.TOPIC}}
+
+
 def _person(caller: Caller) -> UserRecord:
     assert caller.user is not None, "interviews belong to a person"
     return caller.user
@@ -292,6 +297,7 @@ class InterviewEngine:
         position = asked.position + 1
         plan = list(interview.plan)
         adaptive = interview.kind == "interview" and is_adaptive(interview.filters)
+        pinned_sure = interview.kind == "interview" and not adaptive and interview.filters.stop_when_sure
         following = None
         if not adaptive and position < len(plan):
             following = self.bank.questions.get(plan[position])
@@ -301,8 +307,9 @@ class InterviewEngine:
             """The transaction's statements and nothing else of the event loop: on SQLite it runs as one
             call in the database's thread, reads included (what the adaptive choice needs, and the next
             question as asked), so that an answer is one hand-off."""
-            if adaptive:
+            if adaptive or pinned_sure:
                 abilities = await beliefs.abilities(connection, answer.user_id, now)
+            if adaptive:
                 seen = {} if interview.filters.repeatable else await records.recently_seen(
                     connection, answer.user_id, now - RECENT.total_seconds())
             try:
@@ -321,6 +328,10 @@ class InterviewEngine:
             if adaptive:
                 chosen, chosen_plan = await self._choose_next(connection, interview, plan[:position], abilities,
                                                               moved, seen)
+                await records.set_plan(connection, interview.id, chosen_plan)
+            elif pinned_sure and chosen is not None and sure_enough(interview.filters, plan[:position], self.bank,
+                                                                    _known(abilities, moved)):
+                chosen, chosen_plan = None, plan[:position]  # a pinned plan ends early too, its rest unasked
                 await records.set_plan(connection, interview.id, chosen_plan)
             if chosen is None:
                 await records.finish_interview(connection, interview.id, "finished", now)
@@ -344,8 +355,7 @@ class InterviewEngine:
                            seen: dict[str, float]) -> tuple[Question | None, list[str]]:
         """The adaptive interview's next question at the abilities as this answer left them, and the plan
         with it in its slot; (None, the plan cut to what was asked) when it ends here."""
-        now_known = {**abilities, **{name: belief for (_, scope, name), belief in moved.items()
-                                     if scope == beliefs.TOPIC}}
+        now_known = _known(abilities, moved)
         following = None
         if len(asked) < len(interview.plan) and not sure_enough(interview.filters, asked, self.bank, now_known):
             following = await self._next(connection, interview.filters, asked, now_known, seen)

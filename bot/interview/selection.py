@@ -113,7 +113,7 @@ def sure_enough(filters: InterviewFilters, asked: Sequence[str], bank: Bank,
 
 def ended_sure(filters: InterviewFilters, bank: Bank, status: str, answered: int) -> bool:
     """Whether a finished interview ended early because it was sure: it asked to, and it finished before
-    both its count and its pool ran out (the only other way an adaptive interview finishes short)."""
+    both its count and its pool ran out (the only other way an interview, adaptive or pinned, finishes short)."""
     if not filters.stop_when_sure or status != "finished" or answered == 0:
         return False
     return answered < min(filters.count, len(bank.select(filters.topics, filters.difficulty, filters.seniority)))

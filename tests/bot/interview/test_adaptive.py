@@ -113,6 +113,17 @@ async def test_stop_when_sure_never_before_five_answers(shipped) -> None:
     assert not sure_enough(filters, ids, shipped, {topic: Estimate(0.8, 0.2)}), "near a cut-off: not sure"
 
 
+async def test_a_pinned_level_asked_to_stop_when_sure_ends_early_too(db, shipped, clock) -> None:
+    """With the difficulty pinned the plan is fixed, but the stop is the same: a candidate missing every easy
+    question is a clear junior well before 30 questions, and the report says so."""
+    core = await _core(db, shipped, clock)
+    filters = InterviewFilters(topics=TOPICS[:1], difficulty=1, count=30, stop_when_sure=True)
+    asked, report = await _run(core, filters, lambda n: False)
+    assert {d.question.difficulty for d in asked} == {1} and 5 <= len(asked) < 30, len(asked)
+    assert report.ended_sure and report.levels[TOPICS[0]].band == "junior"
+    assert report.levels[TOPICS[0]].confidence >= 0.9
+
+
 async def test_without_stop_when_sure_the_interview_runs_its_count(db, shipped, clock) -> None:
     core = await _core(db, shipped, clock)
     asked, report = await _run(core, InterviewFilters(topics=TOPICS[:1], count=9), lambda n: True)
