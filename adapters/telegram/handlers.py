@@ -25,16 +25,21 @@ log = logging.getLogger(__name__)
 INTERVIEW_LINK = "interview_"  # t.me/<bot>?start=interview_<topic>
 NUMBER = re.compile(r"[0-9]{1,6}")  # ASCII digits only: "¹²" is a digit to str.isdigit, not to int()
 SECONDS = re.compile(r"[0-9]{1,6}s")
+SURE_WORDS = ("sure", "emin")  # the console's --stop-when-sure, in either language
 
 
 def interview_filters(args: list[str]) -> InterviewFilters | None:
-    """`[topic] [count] [seconds]s` in any order (e.g. `sync 5 60s`); None when that is not what was typed.
-    The numbers' ranges are the core's to check (the same on every platform, with a clear message)."""
+    """`[topic] [count] [seconds]s [sure]` in any order (e.g. `sync 30 60s sure`); None when that is not what
+    was typed. `sure` (or `emin`) ends the interview once every topic's level is clear. The numbers' ranges
+    are the core's to check (the same on every platform, with a clear message)."""
     topic: str | None = None
     count: int | None = None
     seconds: int | None = None
+    sure = False
     for arg in args:
-        if NUMBER.fullmatch(arg) and count is None:
+        if arg.lower() in SURE_WORDS and not sure:
+            sure = True
+        elif NUMBER.fullmatch(arg) and count is None:
             count = int(arg)
         elif SECONDS.fullmatch(arg) and seconds is None:
             seconds = int(arg[:-1])
@@ -42,7 +47,8 @@ def interview_filters(args: list[str]) -> InterviewFilters | None:
             topic = arg
         else:
             return None
-    return InterviewFilters(topics=(topic,) if topic else (), count=count or 5, time_limit_s=seconds)
+    return InterviewFilters(topics=(topic,) if topic else (), count=count or 5, time_limit_s=seconds,
+                            stop_when_sure=sure)
 
 
 async def begin_interview(update: Update, context: ContextTypes.DEFAULT_TYPE, filters: InterviewFilters) -> None:
@@ -72,7 +78,7 @@ async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 async def interview(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """/interview [topic] [count] [seconds]s: start at once, or choose topic, level and length from menus."""
+    """/interview [topic] [count] [seconds]s [sure]: start at once, or choose topic, level and length from menus."""
     if not context.args:
         await reply(update, context, topic_menu(services(context).core.bank, await language_of(update, context)))
         return

@@ -1,12 +1,14 @@
 """The /interview menus: topic, then level, then length, as inline buttons whose data carries only ids.
 
-    m:t:<topic>                 a topic was chosen   -> the level menu
-    m:l:<topic>:<level>         a level was chosen   -> the length menu
-    m:c:<topic>:<level>:<count> a length was chosen  -> the interview starts
+    m:t:<topic>                     a topic was chosen   -> the level menu
+    m:l:<topic>:<level>[:s]         a level was chosen   -> the length menu
+    m:c:<topic>:<level>:<count>[:s] a length was chosen  -> the interview starts
 
 <topic> is an index into the bank's topic names in sorted order, or * for all topics; <level> is a
-difficulty 1-3, or 0 for any. Every step's choices travel in the data, so a menu needs no stored
-state and still works after a restart.
+difficulty 1-3, or 0 for any. A trailing :s is the length menu's "stop once my level is clear" tick
+(the console's --stop-when-sure): ticking it re-draws the length menu with longer lengths, read as
+"at most", since the interview ends by itself once every topic's band is sure. Every step's choices
+travel in the data, so a menu needs no stored state and still works after a restart.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from bot.text.messages import Button, Message, Paragraph
 from bot.asking.view import topic_label
 
 COUNTS = (3, 5, 10)
+SURE_COUNTS = (10, 20, 30)  # with the tick: the most it may take (it ends after 5 answers at the earliest)
 LEVELS = (1, 2, 3)
 PATTERN = r"^m:"
-_DATA = re.compile(r"^m:(t|l|c):(\*|\d{1,4})(?::([0-3]))?(?::(\d{1,2}))?$")
+SURE = ":s"
+_DATA = re.compile(r"^m:(t|l|c):(\*|\d{1,4})(?::([0-3]))?(?::(\d{1,2}))?(:s)?$")
 
 
 @dataclass(frozen=True)
@@ -37,10 +41,11 @@ class MenuChoice:
     topic: str | None  # None: all topics
     level: int | None = None
     count: int | None = None
+    stop_when_sure: bool = False
 
     def filters(self) -> InterviewFilters:
         return InterviewFilters(topics=(self.topic,) if self.topic else (), difficulty=self.level or None,
-                                count=self.count or COUNTS[1])
+                                count=self.count or COUNTS[1], stop_when_sure=self.stop_when_sure)
 
 
 def topic_names(bank: Bank) -> list[str]:
@@ -66,9 +71,16 @@ def level_menu(language: str, topic_key: str) -> Message:
     return Message((Paragraph(t(language, "help.choose_level")),), rows)
 
 
-def count_menu(language: str, topic_key: str, level: int) -> Message:
-    buttons = tuple(_button(str(count), f"m:c:{topic_key}:{level}:{count}") for count in COUNTS)
-    return Message((Paragraph(t(language, "help.choose_count")),), (buttons,))
+def count_menu(language: str, topic_key: str, level: int, sure: bool = False) -> Message:
+    """The lengths, and the tick that makes the interview stop once the level is clear (a click on it
+    re-draws this menu the other way)."""
+    tick = SURE if sure else ""
+    buttons = tuple(_button(str(count), f"m:c:{topic_key}:{level}:{count}{tick}")
+                    for count in (SURE_COUNTS if sure else COUNTS))
+    toggle = _button(t(language, "telegram.menu_sure_on" if sure else "telegram.menu_sure_off"),
+                     f"m:l:{topic_key}:{level}" + ("" if sure else SURE))
+    prompt = t(language, "telegram.choose_count_sure") if sure else t(language, "help.choose_count")
+    return Message((Paragraph(prompt),), (buttons, (toggle,)))
 
 
 def chosen_message(bank: Bank, language: str, choice: MenuChoice) -> Message:
@@ -76,7 +88,10 @@ def chosen_message(bank: Bank, language: str, choice: MenuChoice) -> Message:
     topic = topic_label(bank, choice.topic, language) if choice.topic else t(language, "help.any_topic")
     level = t(language, f"difficulty.{choice.level}") if choice.level else t(language, "help.any_level")
     count = choice.count or COUNTS[1]
-    return Message((Paragraph(counted(language, "telegram.menu_chosen", count, topic=topic, level=level), "muted"),))
+    chosen = counted(language, "telegram.menu_chosen", count, topic=topic, level=level)
+    if choice.stop_when_sure:
+        chosen += " · " + t(language, "telegram.menu_chosen_sure")
+    return Message((Paragraph(chosen, "muted"),))
 
 
 def parse_menu(bank: Bank, data: str) -> MenuChoice | None:
@@ -84,20 +99,21 @@ def parse_menu(bank: Bank, data: str) -> MenuChoice | None:
     match = _DATA.match(data or "")
     if match is None:
         return None
-    step, topic_key, level, count = match.groups()
+    step, topic_key, level, count, sure = match.groups()
     names = topic_names(bank)
     if topic_key != "*" and int(topic_key) >= len(names):
         return None
     topic = None if topic_key == "*" else names[int(topic_key)]
     if (step == "t") != (level is None) or (step == "c") != (count is not None):
         return None
-    if count is not None and int(count) not in COUNTS:
+    if (step == "t" and sure) or (count is not None and int(count) not in (SURE_COUNTS if sure else COUNTS)):
         return None
-    return MenuChoice(step, topic_key, topic, int(level) if level else None, int(count) if count else None)
+    return MenuChoice(step, topic_key, topic, int(level) if level else None, int(count) if count else None,
+                      bool(sure))
 
 
 def next_menu(language: str, choice: MenuChoice) -> Message:
     """The menu that follows a topic or level choice."""
     if choice.step == "t":
         return level_menu(language, choice.topic_key)
-    return count_menu(language, choice.topic_key, choice.level or 0)
+    return count_menu(language, choice.topic_key, choice.level or 0, choice.stop_when_sure)
