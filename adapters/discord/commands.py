@@ -41,19 +41,21 @@ async def send_question(interaction: discord.Interaction, outgoing: Outgoing) ->
 
 @app_commands.command(name="interview", description=text("discord.command.interview"))
 @app_commands.rename(topic=option("topic"), level=option("level"), count=option("count"),
-                     time_limit=option("time_limit"))
+                     time_limit=option("time_limit"), stop_when_sure=option("stop_when_sure"))
 @app_commands.describe(topic=about("topic"), level=about("level"), count=about("count"),
-                       time_limit=about("time_limit"))
+                       time_limit=about("time_limit"), stop_when_sure=about("stop_when_sure"))
 @app_commands.choices(level=[app_commands.Choice(name=text(f"difficulty.{n}"), value=n) for n in (1, 2, 3)])
 @app_commands.autocomplete(topic=choices.topic)
 @dm_only()
 async def interview(interaction: discord.Interaction, topic: str | None = None, level: int | None = None,
                     count: app_commands.Range[int, INTERVIEW_COUNT_MIN, INTERVIEW_COUNT_MAX] = 5,
-                    time_limit: app_commands.Range[int, TIME_LIMIT_MIN_S, TIME_LIMIT_MAX_S] | None = None) -> None:
-    """Start a mock interview in this DM (timed when a time limit is given)."""
+                    time_limit: app_commands.Range[int, TIME_LIMIT_MIN_S, TIME_LIMIT_MAX_S] | None = None,
+                    stop_when_sure: bool = False) -> None:
+    """Start a mock interview in this DM (timed when a time limit is given; ending once the level is clear
+    when stop_when_sure is set, the count then being the most it asks)."""
     core = core_of(interaction)
     filters = InterviewFilters(topics=(topic,) if topic else (), difficulty=level, count=count,
-                               time_limit_s=time_limit)
+                               time_limit_s=time_limit, stop_when_sure=stop_when_sure)
     outgoing = await in_time(interaction, core.start_interview(user_ref(interaction), chat_ref(interaction), filters))
     await send_question(interaction, outgoing)
 
