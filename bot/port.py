@@ -13,6 +13,9 @@ from bot.text.messages import Message
 from bot.domain import ChatAddress
 
 
+UNOWNED_AFTER_S = 120.0  # work its own process has not done this late is done by any process
+
+
 class DeliveryError(Exception):
     """A send or edit failed for a reason the core only logs."""
 
@@ -65,3 +68,14 @@ def poll_port(port: DeliveryPort) -> PollPort | None:
     """The port as a PollPort, when its platform has polls."""
     return port if callable(getattr(port, "send_poll", None)) and callable(getattr(port, "close_poll", None)) \
         else None  # type: ignore[return-value]
+
+
+def sends_here(port: DeliveryPort | None, chat: ChatAddress, late_s: float) -> bool:
+    """Whether this process sends the chat's scheduled post or reveal, `late_s` seconds after it fell due.
+
+    A port may name the chats that are another process's own (`owns`: a sharded Discord bot, where the
+    process whose gateway shards hold a server is the one to post in its channels). This process leaves
+    those alone, unless the work is UNOWNED_AFTER_S late: then their process is down, or no process
+    knows the chat (a deleted channel), and any process takes it (the store's claim keeps it to one)."""
+    owns = getattr(port, "owns", None)
+    return not callable(owns) or owns(chat) or late_s >= UNOWNED_AFTER_S

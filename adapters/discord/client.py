@@ -137,10 +137,26 @@ class InterviewClient(discord.Client):
         self.core.remove_port(self.port)
         await super().close()
 
+    def holds(self, channel_id: int) -> bool:
+        """Whether this process is the one to post in the channel: an unsharded bot holds every channel."""
+        return True
+
 
 class ShardedInterviewClient(InterviewClient, discord.AutoShardedClient):
     """The same client over several gateway shards (a big bot); processes with disjoint shard ids share
-    one PostgreSQL store, and the store's claims keep each daily post and reveal to one of them."""
+    one PostgreSQL store, and the store's claims keep each daily post and reveal to one of them: to the
+    process that runs the shard of the channel's server (`holds`)."""
+
+    def holds(self, channel_id: int) -> bool:
+        """Whether the channel's server is on one of this process's shards, `(guild_id >> 22) % shard_count`
+        as Discord routes its events. A process that runs every shard holds every channel; otherwise the
+        guilds intent's cache tells: it has the channels of the servers our shards delivered, none of any
+        other process's (nor any before our shards are ready, so their posts wait for them)."""
+        ids, count = self.shard_ids or [], self.shard_count or 1
+        if set(range(count)) <= set(ids):
+            return True
+        guild = getattr(self.get_channel(channel_id), "guild", None)
+        return guild is not None and (guild.id >> 22) % count in ids
 
 
 def make_client(core: Core, *, sync_guild: int | None = None, shard_count: int | None = None,

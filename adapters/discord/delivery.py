@@ -75,6 +75,12 @@ class DiscordPort:
         message = self.client.get_partial_messageable(channel_id).get_partial_message(message_id)
         await message.edit(content=t(language, "discord.counter", count=count))
 
+    def owns(self, chat: ChatAddress) -> bool:
+        """Whether this process sends the channel's daily post and reveal (bot/port.py sends_here): the one
+        whose gateway shards hold the channel's server, when the bot runs as several shard processes."""
+        holds = getattr(self.client, "holds", None)
+        return not callable(holds) or holds(int(chat.platform_id))
+
     def _channel(self, chat: ChatAddress) -> discord.PartialMessageable:
         return self.client.get_partial_messageable(int(chat.platform_id))
 

@@ -17,7 +17,7 @@ from bot.caller import chat_language
 from bot.daily.chats import chat_forbidden, chat_gone
 from bot.daily.view import reveal_message
 from bot.asking.delivery import Delivery
-from bot.port import ChatForbidden, ChatGone, DeliveryError, DeliveryPort, PollPort, poll_port
+from bot.port import ChatForbidden, ChatGone, DeliveryError, DeliveryPort, PollPort, poll_port, sends_here
 from bot.schedule.clock import Clock
 from bot.store import daily as posts
 from bot.store import interviews as records
@@ -36,9 +36,11 @@ class Reveals:
 
     async def due(self) -> int:
         """Every reveal that is due, as one paced broadcast (a thousand posts at 09:00 reveal together)."""
-        due = await posts.posts_to_reveal(self.db, self.clock.now(), self.ports)
+        now = self.clock.now()
+        due = await posts.posts_to_reveal(self.db, now, self.ports)
         chats = await get_chats(self.db, [post.chat_id for post in due])
-        work = [(chats[post.chat_id].platform, post) for post in due if post.chat_id in chats]
+        work = [(record.platform, post) for post in due if (record := chats.get(post.chat_id)) is not None
+                and sends_here(self.ports.get(record.platform), record.address, now - post.reveal_at)]
         rates = {name: port.posts_per_second for name, port in self.ports.items()}
         with lane("reveal"):  # behind people's replies, ahead of a posting broadcast
             return sum(await broadcast(work, rates, self.reveal))

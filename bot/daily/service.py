@@ -23,7 +23,8 @@ from bot.asking.poll import quiz_poll
 from bot.daily.reveal import Reveals
 from bot.daily.votes import PollVotes
 from bot.daily.view import daily_question_message, subscription_message
-from bot.port import ChatForbidden, ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryUnknown, poll_port
+from bot.port import (ChatForbidden, ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryUnknown, poll_port,
+                      sends_here)
 from bot.domain import AskedQuestion, Question, RecordedAnswer, UserRef
 from bot.asking.delivery import Delivery
 from bot.text.messages import Message
@@ -189,6 +190,8 @@ class DailyService:
             advanced.append((subscription.chat_id, schedule.next_after(max(now, moment)) if schedule else None))
             if schedule is None or record is None:
                 continue
+            if record is not None and not sends_here(self.ports.get(record.platform), record.address, now - moment):
+                continue  # another process's chat (a shard it runs): left due for it
             if now <= moment + self.grace.total_seconds():
                 work.append((record.platform, (record, subscription, schedule.local_day(moment))))
             else:
