@@ -272,3 +272,23 @@ async def test_a_process_that_runs_every_shard_posts_everywhere_at_once(core, cl
     await core.tick()
     assert sorted(posted_in(recorder, "POST")) == sorted(guild.channel_id for guild in guilds)
     await client.close()
+
+
+async def test_a_wrong_shard_count_is_refused_with_one_clear_line(tmp_path: Path) -> None:
+    fake = FakeDiscord(2, guilds_over_shards(2, per_shard=1))
+    await fake.start()
+    bot = BotProcess(fake, "wrong", str(tmp_path / "store.sqlite3"), ["--shard-count", "3", "--shard-ids", "2"],
+                     tmp_path / "bot.log")
+    try:
+        await bot.start()
+        assert bot.process is not None
+        status = await asyncio.wait_for(bot.process.wait(), 30)
+        assert [(identify.shard, identify.accepted) for identify in fake.identifies] == [([2, 3], False)]
+        assert status == 1
+        log = bot.log()
+        assert "interview-bot: Discord refused shard 2 (4010 Invalid Shard): check --shard-count" in log
+        assert "Traceback" not in log
+    finally:
+        if bot.process is not None and bot.process.returncode is None:
+            bot.process.kill()
+        await fake.stop()
