@@ -19,6 +19,10 @@ from bot.bank import BankError, load_bank
 from bot.bank.loader import Bank
 from bot.caller import Caller, resolve
 from bot.daily.service import DailyAnswer, DailyService
+from bot.decks.library import Library
+from bot.decks.doors import DeckDoors
+from bot.forgetting import ForgetDoors
+from bot.decks.service import REMOVE_PREFIX, DeckService
 from bot.domain import LETTERS, SENIORITIES, ChatRef, InterviewFilters, Report, UserRef
 from bot.errors import AnswerRefused, UserError
 from bot.interview.engine import AnswerResult, InterviewEngine
@@ -39,12 +43,12 @@ from bot.scores.boards import Period
 from bot.scores.service import ScoresService
 from bot.store import interviews as records
 from bot.store import polls
+from bot.store import decks as deck_store
 from bot.store.backend import is_store_failure
 from bot.store.database import Database
-from bot.store.forget import Forgotten, forget_user
 from bot.store.people import move_chat, set_chat_language, set_user_language
 from bot.text.i18n import language_from_locale, t, user_error_text
-from bot.text.messages import Button, CommandHint, Message, Paragraph
+from bot.text.messages import CommandHint, Message, Paragraph
 from bot.text.control import strip_control
 from bot.text.plaintext import render_plain
 from bot.text.units import counted
@@ -57,8 +61,9 @@ __all__ = ["LETTERS", "SENIORITIES", "AnswerRefused", "BankError", "ChatRef", "C
            "is_store_failure", "language_from_locale", "render_plain", "strip_control", "t", "this_process"]
 
 
-class Core:
-    """Use cases for every adapter; state lives in the store, never here."""
+class Core(DeckDoors, ForgetDoors):
+    """Use cases for every adapter; state lives in the store, never here. Group decks' doors and /forget's
+    are bot/decks/doors.py's and bot/forgetting.py's."""
 
     def __init__(self, db: Database, bank: Bank, clock: Clock | None = None, rng: random.Random | None = None,
                  *, scheduled: bool = True, review_retention: float = DEFAULT_RETENTION) -> None:
@@ -66,17 +71,20 @@ class Core:
         self.clock = clock or SystemClock()
         self.rng = rng or random.Random()
         self.ports: dict[str, DeliveryPort] = {}
-        self.engine = InterviewEngine(db, bank, self.clock, self.rng, review_retention)
-        self.interviews = InterviewService(db, bank, self.clock, self.engine, self.ports, self._poke)
-        self.daily = DailyService(db, bank, self.clock, self.ports, self.rng, retention=review_retention)
-        self.quiz = QuizService(db, bank, self.clock, self.ports, self.rng, self.daily.answers, self._poke)
+        self.library = library = Library(bank, db)  # the bank, and the group decks looked up beside it
+        self.engine = InterviewEngine(db, library, self.clock, self.rng, review_retention)
+        self.interviews = InterviewService(db, library, self.clock, self.engine, self.ports, self._poke)
+        self.daily = DailyService(db, library, self.clock, self.ports, self.rng, retention=review_retention)
+        self.quiz = QuizService(db, library, self.clock, self.ports, self.rng, self.daily.answers, self._poke)
         self.scores = ScoresService(db, self.clock)
-        self.progress_view = ProgressService(db, bank, self.clock)
+        self.progress_view = ProgressService(db, library, self.clock)
+        self.decks = DeckService(db, library, self.clock)
         self.timer: Timer | None = None  # daily posts
         self.reveals: Timer | None = None  # reveals, apart: a six-minute posting broadcast never holds one back
         self.deadlines: Timer | None = None  # interview deadlines, apart: a long broadcast never delays one
         self.quizzes: Timer | None = None  # every quiz round's clock: one timer, rounds claimed in the store
         self.quiz_closes: Timer | None = None  # questions closed on time, apart from the clock's paced sends
+        self.deck_purges: Timer | None = None  # decks of chats that removed the bot, deleted after 30 days
         if scheduled:
             scheduler = shared_scheduler()
             self.timer = Timer(self.daily.post_due, self.daily.next_post_moment, self.clock, scheduler=scheduler,
@@ -90,6 +98,8 @@ class Core:
             self.quiz_closes = Timer(self.quiz.close_due, self.quiz.next_close, self.clock, scheduler=scheduler,
                                      name="quiz-close")
             self.quiz.poke_close = self.quiz_closes.poke
+            self.deck_purges = Timer(self.decks.purge, self.decks.next_purge, self.clock, scheduler=scheduler,
+                                     name="deck-purge")
 
     @classmethod
     async def open(cls, db_path: Path | str, questions: Path | None = None, **options: object) -> Core:
@@ -111,16 +121,18 @@ class Core:
     async def start(self) -> None:
         """Catch up on what was missed while down, then wake for what comes next."""
         await self.daily.schedule_missing()
-        timers = (self.reveals, self.timer, self.deadlines, self.quizzes, self.quiz_closes)
-        if all(timer is not None for timer in timers):
-            for timer in timers:
-                timer.start()  # their first ticks catch up at once
-        else:
+        for timer in self._timers():
+            timer.start()  # their first ticks catch up at once
+        if not self._timers():
             await self.tick()
 
+    def _timers(self) -> list[Timer]:
+        """Every timer (reveals first), when scheduled; none when tests and tools tick by hand."""
+        return [timer for timer in (self.reveals, self.timer, self.deadlines, self.quizzes, self.quiz_closes,
+                                    self.deck_purges) if timer is not None]
+
     async def close(self) -> None:
-        timers = [timer for timer in (self.timer, self.reveals, self.deadlines, self.quizzes, self.quiz_closes)
-                  if timer is not None]
+        timers = self._timers()
         for timer in timers:
             await timer.stop()
         if timers and timers[0].scheduler.running:  # the one scheduler they share: shut down once
@@ -129,16 +141,16 @@ class Core:
         await self.db.close()
 
     async def tick(self) -> None:
-        """Everything time-driven that is due now: posts, reveals, interview deadlines."""
+        """Everything time-driven that is due now: posts, reveals, deadlines, quiz clocks, deck purges."""
         await self.daily.run_due()
         await self.interviews.expire()
         await self.quiz.run_due()
+        await self.decks.purge()
 
     def _poke(self) -> None:
         """Something new is scheduled or deliverable: the timer re-reads the earliest due moment."""
-        for timer in (self.timer, self.reveals, self.deadlines, self.quizzes, self.quiz_closes):
-            if timer is not None:
-                timer.poke()
+        for timer in self._timers():
+            timer.poke()
 
     async def caller(self, user: UserRef | None = None, chat: ChatRef | None = None) -> Caller:
         """The records and language of one event, resolved once."""
@@ -146,6 +158,7 @@ class Core:
 
     async def move_chat(self, platform: str, old_id: str, new_id: str) -> None:
         """The platform gave a chat a new id; everything the store holds for it follows (records merge)."""
+        await deck_store.follow_chat(self.db, platform, old_id, new_id)  # first: the old record can then go
         await move_chat(self.db, platform, old_id, new_id)
         log.info("%s chat %s moved to %s", platform, old_id, new_id)
 
@@ -186,37 +199,38 @@ class Core:
                               holder: str | None = None) -> Outgoing:
         """A new interview; UserError (unknown topic, 1-30 questions, 10-600 s, or one running in another
         process: one live interview per person) on every platform alike. `holder` names the process
-        (a terminal) that runs it; chats need none."""
-        outgoing = await self.interviews.start(await self.caller(user, chat), filters, holder)
+        (a terminal) that runs it; chats need none. A topic may be a group deck (`deck:NAME[@chat id]`)."""
+        caller = await self.caller(user, chat)
+        outgoing = await self.interviews.start(caller, await self._deck_filters(caller, filters), holder)
         count_interview(user.platform)
         return outgoing
 
     async def current_question(self, user: UserRef, holder: str | None = None) -> Outgoing | None:
         """The open question; UserError (interview.moved) when another process took it over."""
-        return await self.interviews.current(await self.caller(user), holder)
+        return await self.interviews.current(await self._with_decks(user), holder)
 
     async def resume_interview(self, user: UserRef, holder: str, takeover: bool = False) -> Outgoing | None:
         """Carry on with the active interview in the process `holder`; UserError (interview.running) when
         another live process holds it, unless `takeover` moves it here."""
-        return await self.interviews.resume(await self.caller(user), holder, takeover)
+        return await self.interviews.resume(await self._with_decks(user), holder, takeover)
 
     async def stop_interview(self, user: UserRef, holder: str | None = None) -> Message | None:
-        return await self.interviews.stop(await self.caller(user), holder)
+        return await self.interviews.stop(await self._with_decks(user), holder)
 
     async def latest_report(self, user: UserRef, holder: str | None = None) -> Report | None:
         """The report of the user's latest interview (the one `holder` ran), as data (the console's --json)."""
-        return await self.interviews.latest_report(await self.caller(user), holder)
+        return await self.interviews.latest_report(await self._with_decks(user), holder)
 
     async def review(self, user: UserRef, chat: ChatRef) -> Outgoing:
         """Start a review of the due missed questions, or say when the next one is due."""
-        outgoing = await self.interviews.review(await self.caller(user, chat))
+        outgoing = await self.interviews.review(await self._with_decks(user, chat))
         if outgoing.asked_id is not None:
             count_interview(user.platform)
         return outgoing
 
     async def export_missed(self, user: UserRef) -> Document | Message:
         """The person's missed questions as an Anki deck (.apkg), or a message saying there are none yet."""
-        caller = await self.caller(user)
+        caller = await self._with_decks(user)
         document = await missed_deck(self.db, self.bank, caller, self.clock.now())
         if document is None:
             return Message((Paragraph(t(caller.language, "export.nothing")),))
@@ -239,8 +253,12 @@ class Core:
         if token == FORGET_TOKEN:
             return await self._forget_click(user)
         caller = await self.caller(user, chat)
+        if token.startswith(REMOVE_PREFIX):
+            return await self.decks.remove_click(caller, token)
         parsed = parse_answer_token(token)
         asked = await records.get_asked(self.db, parsed.asked_id) if parsed else None
+        if asked is not None:
+            await self.library.ready_ids([asked.question_id])  # a group deck's question: its deck, loaded here
         try:
             if parsed is None or asked is None:
                 raise AnswerRefused("unknown")
@@ -273,8 +291,9 @@ class Core:
 
     async def start_quiz(self, user: UserRef, chat: ChatRef, topic: str | None = None, count: int = DEFAULT_COUNT,
                          seconds: int = DEFAULT_SECONDS, difficulty: int | None = None) -> Message:
-        """/quiz in a group: a live round starts (its first question follows at once); UserError otherwise."""
-        return await self.quiz.start(await self.caller(user, chat), topic, count, seconds, difficulty)
+        """/quiz in a group (`topic` may be its `deck:NAME`): a live round starts at once; UserError otherwise."""
+        caller = await self.caller(user, chat)
+        return await self.quiz.start(caller, await self.decks.topic(caller, topic), count, seconds, difficulty)
 
     async def stop_quiz(self, user: UserRef, chat: ChatRef, is_admin: bool) -> Message:
         """/quiz stop: the round's starter or an administrator ends it; UserError otherwise."""
@@ -308,30 +327,6 @@ class Core:
             count_answer(user.platform, "daily")  # a vote is a daily answer, as a click is
         return answer
 
-    # --- forgetting a person ---------------------------------------------------------------------
-
-    async def forget_request(self, user: UserRef) -> Message:
-        """What /forget deletes, and the button that confirms it (pressing it is the consent)."""
-        language = await self.language(user)
-        return Message((Paragraph(t(language, "forget.ask")),),
-                       ((Button(t(language, "forget.button"), FORGET_TOKEN),),))
-
-    async def forget(self, user: UserRef) -> Forgotten | None:
-        """Delete everything held about this person; None when nothing was held."""
-        person = (await resolve(self.db, self.clock.now(), user, create=False)).user
-        if person is None:
-            return None
-        forgotten = await forget_user(self.db, person.id)
-        log.info("user %d forgotten at their request (%d answers, %d interviews)", person.id, forgotten.answers,
-                 forgotten.interviews)
-        return forgotten
-
-    async def _forget_click(self, user: UserRef) -> ClickReply:
-        language = await self.language(user)  # before: afterwards nothing of their choice is left
-        forgotten = await self.forget(user)
-        text = t(language, "forget.done" if forgotten is not None else "forget.nothing")
-        return ClickReply(text, edit=Message((Paragraph(text),)))
-
     # --- the daily question and boards -------------------------------------------------------------
 
     async def subscribe(self, chat: ChatRef, post_time: str, timezone: str = "UTC", topic: str | None = None,
@@ -339,9 +334,9 @@ class Core:
                         reveal_after_hours: float | None = None, as_poll: bool | None = None) -> str:
         """Set the chat's daily question; UserError for a bad time, zone, topic or reveal window. `as_poll`:
         as a quiz poll where the platform has them (None keeps the chat's earlier choice)."""
-        caller = await self.caller(chat=chat)
-        subscription = await self.daily.subscribe(caller, post_time, timezone, topic, difficulty, weekdays,
-                                                  reveal_after_hours, as_poll)
+        caller = await self._present(await self.caller(chat=chat))
+        subscription = await self.daily.subscribe(caller, post_time, timezone, await self.decks.topic(caller, topic),
+                                                  difficulty, weekdays, reveal_after_hours, as_poll)
         self._poke()
         return t(caller.language, "daily.subscribed", time=subscription.post_time, timezone=subscription.timezone)
 
@@ -364,6 +359,7 @@ class Core:
         caller = await self.caller(chat=chat)
         if user is not None:
             caller = replace(caller, language=await self.language(user, chat))
+        await self.decks.ready_for(caller)  # a deck's topic is named as people type it
         return await self.daily.settings(caller)
 
     async def set_daily_poll(self, chat: ChatRef, as_poll: bool) -> str:
@@ -373,10 +369,11 @@ class Core:
             return t(caller.language, "daily.not_subscribed")
         return t(caller.language, "daily.poll_on" if as_poll else "daily.poll_off")
 
-    async def post_daily_now(self, chat: ChatRef, as_poll: bool = False) -> bool:
+    async def post_daily_now(self, chat: ChatRef, as_poll: bool = False, topic: str | None = None) -> bool:
         """Post a daily question in the chat now, through the platform's port (as a quiz poll when `as_poll`
-        and the question fits one); False if it failed."""
-        post = await self.daily.post_now(await self.caller(chat=chat), as_poll)
+        and the question fits one), from `topic` (or `deck:NAME`) if given; False if it failed."""
+        caller = await self.caller(chat=chat)
+        post = await self.daily.post_now(caller, as_poll, await self.decks.topic(caller, topic))
         if post is not None:
             self._poke()  # its reveal is the timer's next moment
         return post is not None and post.state in ("sent", "unknown")
@@ -390,7 +387,8 @@ class Core:
     # --- progress and history ---------------------------------------------------------------------
 
     async def progress(self, user: UserRef) -> Message:
-        return await self.progress_view.progress(await self.caller(user))
+        return await self.progress_view.progress(await self._with_decks(user))
 
     async def history(self, user: UserRef) -> Message:
-        return await self.progress_view.history(await self.caller(user))
+        return await self.progress_view.history(await self._with_decks(user))
+

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 
 from bot.store import daily as posts
+from bot.store import decks
 from bot.store.database import Database
 from bot.store.people import ChatRecord
 
@@ -13,8 +14,10 @@ log = logging.getLogger(__name__)
 
 
 async def chat_gone(db: Database, record: ChatRecord, now: float, what: str) -> None:
-    """The bot was removed or blocked: the chat's daily question stops (a new /subscribe starts it again)."""
+    """The bot was removed or blocked: the chat's daily question stops (a new /subscribe starts it again), and
+    its decks' 30 days start (they are deleted then, unless the bot is back)."""
     await posts.deactivate_subscription(db, record.id, now)
+    await decks.mark_left(db, record.id, now)
     log.warning("chat %d is gone (%s): subscription deactivated", record.id, what)
 
 

@@ -16,6 +16,7 @@ from bot.lanes import lane
 from bot.caller import chat_language
 from bot.daily.chats import chat_forbidden, chat_gone
 from bot.daily.view import reveal_message
+from bot.decks.library import ready_ids
 from bot.asking.delivery import Delivery
 from bot.port import ChatForbidden, ChatGone, DeliveryError, DeliveryPort, PollPort, poll_port, sends_here
 from bot.schedule.clock import Clock
@@ -66,6 +67,7 @@ class Reveals:
         async with self.db.transaction() as connection:
             await records.close_asked(connection, post.asked_id, self.clock.now())
         asked = await records.get_asked(self.db, post.asked_id)
+        await ready_ids(self.bank, [asked.question_id] if asked else [])  # a deck's question: its deck, if still there
         question = self.bank.get(asked.question_id) if asked else None
         if record is None or port is None or asked is None or question is None:  # nothing left to show
             await posts.mark_post(self.db, post.id, "revealed", self.clock.now())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
@@ -25,11 +25,13 @@ from bot.daily.votes import PollVotes
 from bot.daily.view import daily_question_message, subscription_message
 from bot.port import (ChatForbidden, ChatGone, ChatMoved, DeliveryError, DeliveryPort, DeliveryUnknown, poll_port,
                       sends_here)
-from bot.domain import AskedQuestion, Question, RecordedAnswer, UserRef
+from bot.domain import AskedQuestion, RecordedAnswer, UserRef
 from bot.asking.delivery import Delivery
 from bot.text.messages import Message
 from bot.errors import AnswerRefused, UserError
 from bot.daily.broadcast import broadcast
+from bot.daily.choice import choose
+from bot.decks.library import ready_ids
 from bot.daily.schedule import PostSchedule, chat_zone, schedule_of
 from bot.schedule.localtime import local_date, parse_hhmm, zone
 from bot.asking.delivery import shuffled_options
@@ -40,6 +42,7 @@ from bot.store import daily as posts
 from bot.store import interviews as records
 from bot.store.answer_batch import AnswerWriter, QuestionClosed
 from bot.store.database import Database
+from bot.store.decks import follow_chat
 from bot.store.people import ChatRecord, get_chat, get_chats, move_chat
 
 log = logging.getLogger(__name__)
@@ -134,12 +137,13 @@ class DailyService:
     async def settings(self, caller: Caller) -> Message:
         return subscription_message(self.bank, await self.subscription(caller), caller.language)
 
-    async def post_now(self, caller: Caller, as_poll: bool = False) -> posts.DailyPost | None:
-        """A question posted now on request (/daily, `/daily poll`); it does not use up the scheduled one."""
+    async def post_now(self, caller: Caller, as_poll: bool = False, topic: str | None = None) -> posts.DailyPost | None:
+        """A question posted now on request (/daily, `/daily poll`, `/daily deck:NAME`); it does not use up the
+        scheduled one. `topic` (a bank topic, or a deck's as the core resolved it) instead of the chat's own."""
         record = _place(caller)
         subscription = await posts.get_subscription(self.db, record.id)
         day = local_date(self.clock.now(), chat_zone(subscription)).isoformat()
-        return await self._post(record, subscription, "manual", day, as_poll)
+        return await self._post(record, subscription, "manual", day, as_poll, topic=topic)
 
     async def schedule_missing(self) -> int:
         """Give every subscription written before schema v6 its next post instant (once, at start)."""
@@ -207,21 +211,6 @@ class DailyService:
         failed = sum(1 for post in sent if post.state == "failed")
         return RunSummary(len(sent) - failed, 0, failed)
 
-    def _choose(self, chat_id: int, subscription: posts.Subscription | None, seen: dict[str, float],
-                fits: Callable[[Question], bool] | None = None) -> tuple[Question | None, bool]:
-        """A question matching the filter, not repeated in this chat until the filter's pool is used up; and
-        whether it had to ignore `fits` (a chat that asked for polls whose filter has no question fitting
-        one). With `fits`, the choice is among the pool's questions that fit, by the same no-repeat rule."""
-        topic = subscription.topic if subscription else None
-        pool = self.bank.select((topic,) if topic else (), subscription.difficulty if subscription else None)
-        fitting = [question for question in pool if fits(question)] if fits is not None else pool
-        unfit = fits is not None and not fitting and bool(pool)
-        pool = fitting or pool
-        fresh = [question for question in pool if question.id not in seen]
-        if fresh:
-            return self.rng.choice(fresh), unfit
-        return (min(pool, key=lambda q: (seen[q.id], q.id)) if pool else None), unfit
-
     def _reveal_at(self, subscription: posts.Subscription | None, now: float) -> float:
         """The reveal instant: after the chat's reveal window, and always before its next post."""
         reveal_after = subscription.reveal_after_s if subscription else DEFAULT_REVEAL_AFTER.total_seconds()
@@ -232,13 +221,14 @@ class DailyService:
         return max(reveal_at, now + REVEAL_MARGIN_S)
 
     async def _post(self, record: ChatRecord, subscription: posts.Subscription | None, kind: str,
-                    day: str, as_poll: bool = False, elsewhere: set[int] | None = None) -> posts.DailyPost | None:
+                    day: str, as_poll: bool = False, elsewhere: set[int] | None = None,
+                    topic: str | None = None) -> posts.DailyPost | None:
         """A scheduled post is claimed first: of several workers that find it due, one posts it, and one
         that comes after finds it made (and must not reveal it as an 'earlier' post). A chat claimed by
         another worker goes into `elsewhere`: left due, so that if that worker dies before posting,
         the next tick here posts it."""
         if kind != "scheduled":
-            return await self._post_claimed(record, subscription, kind, day, as_poll)
+            return await self._post_claimed(record, subscription, kind, day, as_poll, topic)
         async with self.db.claim("post", record.id) as mine:
             if not mine and elsewhere is not None:
                 elsewhere.add(record.id)
@@ -247,7 +237,7 @@ class DailyService:
             return await self._post_claimed(record, subscription, kind, day, as_poll)
 
     async def _post_claimed(self, record: ChatRecord, subscription: posts.Subscription | None, kind: str,
-                            day: str, as_poll: bool = False) -> posts.DailyPost | None:
+                            day: str, as_poll: bool = False, topic: str | None = None) -> posts.DailyPost | None:
         """Reveal the chat's open posts, record the new post, then send it; None if already posted.
         As a quiz poll when asked for (or the chat chose polls), the platform has them and the question fits."""
         port = self.ports.get(record.platform)
@@ -260,7 +250,8 @@ class DailyService:
         language = chat_language(record)
         wants_poll = (as_poll or (subscription is not None and subscription.as_poll)) and poll_port(port) is not None
         fits = (lambda question: self.poll_fit(question, language)) if wants_poll else None
-        question, unfit = self._choose(record.id, subscription, await posts.asked_in_chat(self.db, record.id), fits)
+        question, unfit = await choose(self.bank, self.rng, subscription, await posts.asked_in_chat(self.db, record.id),
+                                       fits, topic)
         if question is None:
             log.warning("chat %d: no question matches its filter", record.id)
             return None
@@ -292,6 +283,7 @@ class DailyService:
                 else:
                     ref = await port.send(record.address, message)
             except ChatMoved as moved:
+                await follow_chat(self.db, record.platform, record.platform_chat_id, moved.new_platform_id)
                 await move_chat(self.db, record.platform, record.platform_chat_id, moved.new_platform_id)
                 log.warning("chat %d moved to %s; sending there", record.id, moved.new_platform_id)
                 record = await get_chat(self.db, record.id) or record
@@ -322,6 +314,7 @@ class DailyService:
             raise AnswerRefused("unknown")
         post = await posts.post_of_asked(self.db, asked.id)
         record = caller.chat
+        await ready_ids(self.bank, [asked.question_id])
         question = self.bank.get(asked.question_id)
         if post is None or question is None:
             raise AnswerRefused("unknown")
@@ -362,6 +355,7 @@ class DailyService:
     async def question_view(self, asked_id: int) -> Message | None:
         """The open daily question as posted, with its current answer count; None once closed."""
         asked = await records.get_asked(self.db, asked_id)
+        await ready_ids(self.bank, [asked.question_id] if asked else [])
         question = self.bank.get(asked.question_id) if asked else None
         record = await get_chat(self.db, asked.chat_id) if asked else None
         post = await posts.post_of_asked(self.db, asked_id) if asked else None

@@ -16,6 +16,7 @@ from bot.asking.delivery import Delivery
 from bot.asking.poll import quiz_poll
 from bot.bank.loader import Bank
 from bot.caller import Caller, chat_language, resolve
+from bot.decks.library import ready_ids
 from bot.domain import LETTERS, AskedQuestion, UserRef
 from bot.errors import AnswerRefused
 from bot.schedule.clock import Clock
@@ -84,6 +85,7 @@ class PollVotes:
         for post in await posts.unknown_posts(self.db, platform, self.clock.now() - polls.WAITING_KEPT_S):
             asked = await records.get_asked(self.db, post.asked_id)
             record = await get_chat(self.db, post.chat_id)
+            await ready_ids(self.bank, [asked.question_id] if asked else [])
             question_ = self.bank.get(asked.question_id) if asked else None
             if asked is None or record is None or question_ is None:
                 continue

@@ -21,6 +21,7 @@ from bot.asking.delivery import Delivery, shuffled_options
 from bot.asking.poll import quiz_poll
 from bot.bank.loader import Bank
 from bot.caller import Caller, chat_language, resolve
+from bot.decks.library import ready_ids
 from bot.domain import LETTERS, AskedQuestion, RecordedAnswer, UserRef
 from bot.errors import AnswerRefused, UserError
 from bot.learner.items import Item
@@ -119,6 +120,7 @@ class QuizService:
     async def answer(self, caller: Caller, asked: AskedQuestion, letter: str) -> QuizAnswer:
         """A member's first answer to the round's open question, scored by speed; AnswerRefused otherwise."""
         found = await rounds.round_of_asked(self.db, asked.id)
+        await ready_ids(self.bank, [asked.question_id])
         question = self.bank.get(asked.question_id)
         if found is None or question is None:
             raise AnswerRefused("unknown")
@@ -211,6 +213,7 @@ class QuizService:
         elif round_.asked >= round_.total:
             await self._end(round_, record, port, "finished")
         else:
+            await ready_ids(self.bank, round_.question_ids[round_.asked:round_.asked + 1])  # a deck's: loaded here
             question = self.bank.get(round_.question_ids[round_.asked]) or self.rng.choice(
                 list(self.bank.questions.values()))  # a question gone from the bank since: another one
             asked_id = await rounds.ask_next(self.db, round_, question.id, shuffled_options(question, self.rng), now)
@@ -218,6 +221,7 @@ class QuizService:
 
     async def _delivery(self, round_: rounds.Round, record: ChatRecord, asked_id: int) -> Delivery | None:
         asked = await records.get_asked(self.db, asked_id)
+        await ready_ids(self.bank, [asked.question_id] if asked else [])
         question = self.bank.get(asked.question_id) if asked else None
         if asked is None or question is None:
             return None

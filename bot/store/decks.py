@@ -114,14 +114,27 @@ async def _delete(connection: Transaction, deck_ids: list[int]) -> None:
         await connection.execute("DELETE FROM decks WHERE id = ?", (deck_id,))
 
 
-async def forget_uploader(connection: Transaction, user_id: int) -> int:
-    """Inside /forget's transaction: the person's name leaves the decks they added; the decks stay."""
-    return (await connection.execute(
-        "UPDATE decks SET added_by = NULL, added_by_name = '' WHERE added_by = ?", (user_id,))).rowcount
+async def forget_uploader(db: Database, user_id: int) -> int:
+    """/forget, before the person's row goes: their name leaves the decks they added; the decks stay."""
+    result = await db.in_one_call(lambda connection: connection.execute(
+        "UPDATE decks SET added_by = NULL, added_by_name = '' WHERE added_by = ?", (user_id,)))
+    return result.rowcount
 
 
-async def move_decks(connection: Transaction, old_chat: int, new_chat: int) -> None:
-    """Inside a chat merge: the old record's decks follow, unless the new one has a deck of that name."""
+async def follow_chat(db: Database, platform: str, old_id: str, new_id: str) -> None:
+    """Before a chat's records merge into its new id's (bot.store.people.move_chat), its decks move over:
+    the old record can then go. Nothing to do when the new id is not known yet (the record is renamed)."""
+    async with db.transaction() as connection:
+        rows = await connection.fetch_all(
+            "SELECT id, platform_chat_id FROM chats WHERE platform = ? AND platform_chat_id IN (?, ?)",
+            (platform, old_id, new_id))
+        ids = {str(row[1]): int(row[0]) for row in rows}
+        if old_id in ids and new_id in ids and ids[old_id] != ids[new_id]:
+            await _move_decks(connection, ids[old_id], ids[new_id])
+
+
+async def _move_decks(connection: Transaction, old_chat: int, new_chat: int) -> None:
+    """The old record's decks follow, unless the new one has a deck of that name (the new one's wins)."""
     await connection.execute(
         """UPDATE decks SET chat_id = ? WHERE chat_id = ?
            AND name NOT IN (SELECT name FROM decks WHERE chat_id = ?)""", (new_chat, old_chat, new_chat))
@@ -130,22 +143,16 @@ async def move_decks(connection: Transaction, old_chat: int, new_chat: int) -> N
 
 
 async def shared_chats(db: Database, user_id: int) -> list[SharedChat]:
-    """Groups holding decks where this person is known: on a board there (an answer), or as an uploader."""
+    """Groups holding decks where this person is known: on its board, by an answer there, or as an uploader."""
     rows = await db.fetch_all(
         """SELECT c.id, c.platform, c.platform_chat_id, c.title FROM chats c
            WHERE c.kind <> 'private' AND EXISTS (SELECT 1 FROM decks d WHERE d.chat_id = c.id)
              AND (EXISTS (SELECT 1 FROM board_totals b WHERE b.chat_id = c.id AND b.user_id = ?)
+                  OR EXISTS (SELECT 1 FROM answers a JOIN asked_questions q ON q.id = a.asked_id
+                             WHERE a.user_id = ? AND q.chat_id = c.id)
                   OR EXISTS (SELECT 1 FROM decks d WHERE d.chat_id = c.id AND d.added_by = ?))
-           ORDER BY c.id""", (user_id, user_id))
+           ORDER BY c.id""", (user_id, user_id, user_id))
     return [SharedChat(int(row[0]), str(row[1]), str(row[2]), str(row[3])) for row in rows]
-
-
-async def is_member(db: Database, chat_id: int, user_id: int) -> bool:
-    row = await db.fetch_one(
-        """SELECT 1 WHERE EXISTS (SELECT 1 FROM board_totals WHERE chat_id = ? AND user_id = ?)
-           OR EXISTS (SELECT 1 FROM decks WHERE chat_id = ? AND added_by = ?)""",
-        (chat_id, user_id, chat_id, user_id))
-    return row is not None
 
 
 async def mark_left(db: Database, chat_id: int, now: float) -> None:

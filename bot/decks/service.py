@@ -1,0 +1,213 @@
+"""Group decks' use cases: add or replace (administrators), list, remove with a confirmation, export,
+and what `deck:NAME` means where a topic goes. Who is an administrator is the adapter's to say.
+
+A deck is visible in its chat, and in the private chats of the people known there (on its board, or as
+the one who added a deck); nowhere else. Expected refusals come back as Messages, not exceptions: the
+adapters show them as they are.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from bot.caller import Caller
+from bot.decks import view
+from bot.decks.codec import content_hash, decode, encode
+from bot.decks.library import Library
+from bot.decks.names import deck_name, internal_topic, parse_topic
+from bot.decks.parse import DeckRefused, parse_deck
+from bot.errors import UserError
+from bot.formats.export import export_bytes
+from bot.formats.model import FormatError
+from bot.limits import DECK_KEPT_AFTER_LEFT_S, DECKS_PER_CHAT
+from bot.replies import ClickReply, Document
+from bot.schedule.clock import Clock
+from bot.store import decks as store
+from bot.store.database import Database
+from bot.store.decks import DeckRow, SharedChat
+from bot.text.i18n import t
+from bot.text.messages import Message, Paragraph
+
+log = logging.getLogger(__name__)
+EXPORT_FORMATS = ("gift", "csv")
+REMOVE_PREFIX = "deck:rm:"  # deck:rm:<deck id>:<version>:<user id>: the one who asked confirms that upload's removal
+_REMOVE = re.compile(r"^deck:rm:([1-9][0-9]{0,11}):([1-9][0-9]{0,8}):([1-9][0-9]{0,11})$")
+
+
+def _say(language: str, key: str, **values: object) -> Message:
+    return Message((Paragraph(t(language, key, **values)),))
+
+
+class DeckService:
+    """Decks in the store, read through the core's Library (its cache) and checked on every use."""
+
+    def __init__(self, db: Database, library: Library, clock: Clock) -> None:
+        self.db, self.library, self.clock = db, library, clock
+
+    # --- managing ------------------------------------------------------------------------------------
+
+    async def add(self, caller: Caller, name: str, filename: str, data: bytes, is_admin: bool) -> Message:
+        """Read, check and store a deck (a new one or a replace); what it holds, or what to fix."""
+        language, chat = caller.language, caller.chat
+        if caller.private or chat is None:
+            return _say(language, "deck.group_only")
+        if not is_admin:
+            return _say(language, "deck.admins_only")
+        wanted = deck_name(name)
+        if wanted is None:
+            return _say(language, "deck.bad_name", name=name.strip()[:40] or '""')
+        try:
+            _, questions = parse_deck(filename, data, language)
+        except DeckRefused as refused:
+            log.info("chat %d: deck %s refused (%d problems)", chat.id, wanted, len(refused.problems))
+            return view.refused_message(language, wanted, refused.problems)
+        earlier = await store.get_deck(self.db, chat.id, wanted)
+        kept = None
+        if earlier is not None:
+            stored = await store.deck_questions(self.db, earlier.id)
+            before = {content_hash(q) for q in decode(earlier.id, earlier.name, stored[1])} if stored else set()
+            kept = sum(1 for question in questions if content_hash(question) in before)
+        person = caller.user
+        try:
+            deck, replaced = await store.save_deck(
+                self.db, chat.id, wanted, encode(questions), len(questions), person.id if person else None,
+                person.name if person else "", self.clock.now(), DECKS_PER_CHAT)
+        except store.TooManyDecks:
+            return _say(language, "deck.too_many_decks", limit=DECKS_PER_CHAT)
+        self.library.drop(deck.id)
+        log.info("chat %d: deck %s (%d) %s with %d questions", chat.id, wanted, deck.id,
+                 "replaced" if replaced else "added", len(questions))
+        return view.added_message(language, wanted, questions, kept if replaced else None)
+
+    async def listing(self, caller: Caller) -> Message:
+        """The chat's decks; in a private chat, the decks of the person's groups."""
+        if caller.private:
+            return view.private_list_message(caller.language, await self.shared(caller))
+        assert caller.chat is not None
+        return view.list_message(caller.language, await store.list_decks(self.db, caller.chat.id))
+
+    async def remove_request(self, caller: Caller, name: str, is_admin: bool) -> Message:
+        """The confirmation to press (only by the administrator who asked), or why not."""
+        language = caller.language
+        if caller.private or caller.chat is None:
+            return _say(language, "deck.group_only")
+        if not is_admin:
+            return _say(language, "deck.admins_only")
+        deck = await self._named(caller, name)
+        if deck is None:
+            return _say(language, "deck.unknown", name=name.strip()[:40])
+        assert caller.user is not None, "an administrator is a person"
+        token = f"{REMOVE_PREFIX}{deck.id}:{deck.version}:{caller.user.id}"
+        return view.remove_question(language, deck, token)
+
+    async def remove_click(self, caller: Caller, token: str) -> ClickReply:
+        """The confirmation pressed: the deck goes (the version asked about, in this chat, by its asker)."""
+        language = caller.language
+        match = _REMOVE.match(token)
+        deck = await store.deck_by_id(self.db, int(match.group(1))) if match else None
+        if match is None or deck is None or caller.chat is None or deck.chat_id != caller.chat.id:
+            return ClickReply(t(language, "deck.remove_gone"), alert=True, refused="unknown")
+        if caller.user is None or caller.user.id != int(match.group(3)):
+            return ClickReply(t(language, "deck.remove_not_yours"), alert=True, refused="not_allowed")
+        removed = await store.delete_deck(self.db, deck.id, int(match.group(2)))
+        if removed is None:
+            return ClickReply(t(language, "deck.remove_gone"), alert=True, refused="unknown")
+        self.library.drop(removed.id)
+        log.info("chat %d: deck %s (%d) removed", removed.chat_id, removed.name, removed.id)
+        text = t(language, "deck.removed", name=removed.name)
+        return ClickReply(text, edit=Message((Paragraph(text),)))
+
+    async def export(self, caller: Caller, name: str, fmt: str = "gift", chat_hint: str | None = None) -> Document | Message:
+        """The deck as a GIFT or CSV file (in the caller's language where a question has two)."""
+        language = caller.language
+        if fmt.lower() not in EXPORT_FORMATS:
+            return _say(language, "deck.bad_format", format=fmt[:20])
+        deck = await self._visible(caller, name, chat_hint)
+        if deck is None:
+            return _say(language, "deck.unknown", name=name.strip()[:40])
+        loaded = await self.library.ready_topic(internal_topic(deck.id))
+        if loaded is None:
+            return _say(language, "deck.unknown", name=name.strip()[:40])
+        questions = list(loaded.questions.values())
+        try:
+            data = export_bytes(questions, fmt.lower(), language, deck_name=f"deck::{deck.name}")
+        except FormatError:
+            return _say(language, "deck.unknown", name=name.strip()[:40])
+        caption = t(language, "deck.exported", name=deck.name, questions=view.questions_counted(language, len(questions)))
+        return Document(f"{deck.name}.{fmt.lower()}", data, caption)
+
+    # --- where decks are visible -------------------------------------------------------------------------
+
+    async def shared(self, caller: Caller) -> list[tuple[SharedChat, DeckRow]]:
+        """The decks of the groups this person shares with the bot (known on their board or as an uploader)."""
+        if caller.user is None:
+            return []
+        found = []
+        for chat in await store.shared_chats(self.db, caller.user.id):
+            found += [(chat, deck) for deck in await store.list_decks(self.db, chat.id)]
+        return found
+
+    async def _named(self, caller: Caller, name: str) -> DeckRow | None:
+        wanted = deck_name(name)
+        if wanted is None or caller.chat is None:
+            return None
+        return await store.get_deck(self.db, caller.chat.id, wanted)
+
+    async def _visible(self, caller: Caller, text: str, chat_hint: str | None = None) -> DeckRow | None:
+        """The deck a name means for this caller: in a group, that group's; in a private chat, the one of the
+        person's groups (`chat_hint`: the platform's chat id, where two of them share the name; else the
+        group known to the store first)."""
+        wanted = deck_name(text)
+        if wanted is None:
+            return None
+        if not caller.private:
+            assert caller.chat is not None
+            if chat_hint is not None and chat_hint != caller.chat.platform_chat_id:
+                return None
+            return await store.get_deck(self.db, caller.chat.id, wanted)
+        for chat, deck in await self.shared(caller):
+            if deck.name == wanted and (chat_hint is None or chat_hint == chat.platform_chat_id):
+                return deck
+        return None
+
+    async def topic(self, caller: Caller, topic: str | None) -> str | None:
+        """A topic as the services take it: `deck:NAME[@chat]` becomes its deck's topic (loaded, visible to
+        the caller), any other passes as typed. UserError for a deck the caller cannot see, and for the
+        core's own spelling of a deck topic (`deck.12`), which nobody may type to reach another chat's."""
+        if topic is None:
+            return None
+        asked = parse_topic(topic)
+        if asked is None:
+            if topic.strip().lower().startswith("deck."):
+                raise UserError("deck.unknown_topic", name=topic.strip()[5:45])
+            return topic
+        deck = await self._visible(caller, asked.name, asked.chat)
+        loaded = await self.library.ready_topic(internal_topic(deck.id)) if deck else None
+        if loaded is None:
+            raise UserError("deck.unknown_topic", name=asked.name[:40] + (f"@{asked.chat[:24]}" if asked.chat else ""))
+        return loaded.topic.name
+
+    async def ready_for(self, caller: Caller) -> None:
+        """Load what this caller may play: the chat's decks, or in a private chat those of their groups."""
+        if not caller.private and caller.chat is not None:
+            await self.library.ready_chat(caller.chat.id)
+        elif caller.user is not None:
+            for chat in await store.shared_chats(self.db, caller.user.id):
+                await self.library.ready_chat(chat.id)
+
+    # --- a chat that removed the bot ------------------------------------------------------------------
+
+    async def purge(self) -> int:
+        """Delete the decks of chats that removed the bot DECK_KEPT_AFTER_LEFT_S ago or more."""
+        gone = await store.purge_left(self.db, self.clock.now() - DECK_KEPT_AFTER_LEFT_S)
+        for deck_id in gone:
+            self.library.drop(deck_id)
+        if gone:
+            log.info("%d decks of chats that removed the bot 30 days ago were deleted", len(gone))
+        return len(gone)
+
+    async def next_purge(self) -> float | None:
+        started = await store.next_purge(self.db)
+        return None if started is None else started + DECK_KEPT_AFTER_LEFT_S
+
