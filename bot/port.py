@@ -13,7 +13,7 @@ from bot.text.messages import Message
 from bot.domain import ChatAddress
 
 
-UNOWNED_AFTER_S = 120.0  # work its own process has not done this late is done by any process
+UNOWNED_AFTER_S = 600.0  # work its own process has not done this late (past a 12,000-post broadcast) is anyone's
 
 
 class DeliveryError(Exception):
