@@ -54,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     from adapters.console_records import add_records_parsers
     from adapters.platform_commands import add_platform_parsers
     from bot.app.db_commands import add_db_parser
+    from bot.app.deck_commands import add_deck_parser
 
     add_console_parser(commands)
     add_forget_parser(commands)
@@ -61,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_questions_parser(commands)
     add_platform_parsers(commands)
     add_db_parser(commands)
+    add_deck_parser(commands)
     return parser
 
 

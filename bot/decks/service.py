@@ -47,8 +47,10 @@ class DeckService:
 
     # --- managing ------------------------------------------------------------------------------------
 
-    async def add(self, caller: Caller, name: str, filename: str, data: bytes, is_admin: bool) -> Message:
-        """Read, check and store a deck (a new one or a replace); what it holds, or what to fix."""
+    async def add(self, caller: Caller, name: str, filename: str, data: bytes, is_admin: bool,
+                  by: str | None = None) -> Message:
+        """Read, check and store a deck (a new one or a replace); what it holds, or what to fix. `by`: who
+        added it where no person did (the operators' command)."""
         language, chat = caller.language, caller.chat
         if caller.private or chat is None:
             return _say(language, "deck.group_only")
@@ -72,7 +74,7 @@ class DeckService:
         try:
             deck, replaced = await store.save_deck(
                 self.db, chat.id, wanted, encode(questions), len(questions), person.id if person else None,
-                person.name if person else "", self.clock.now(), DECKS_PER_CHAT)
+                person.name if person else by or "", self.clock.now(), DECKS_PER_CHAT)
         except store.TooManyDecks:
             return _say(language, "deck.too_many_decks", limit=DECKS_PER_CHAT)
         self.library.drop(deck.id)
