@@ -147,6 +147,11 @@ class ShardedInterviewClient(InterviewClient, discord.AutoShardedClient):
     one PostgreSQL store, and the store's claims keep each daily post and reveal to one of them: to the
     process that runs the shard of the channel's server (`holds`)."""
 
+    def __init__(self, core: Core, **options: object) -> None:
+        super().__init__(core, **options)
+        ids, count = self.shard_ids or [], self.shard_count or 1
+        self.port.posts_per_second *= len(ids) / count  # the bot's overall send limit, shared by its processes
+
     def holds(self, channel_id: int) -> bool:
         """Whether the channel's server is on one of this process's shards, `(guild_id >> 22) % shard_count`
         as Discord routes its events. A process that runs every shard holds every channel; otherwise the

@@ -15,6 +15,7 @@ import discord
 import pytest
 
 from adapters.discord.client import InterviewClient, ShardedInterviewClient, make_client
+from adapters.discord.delivery import DiscordPort
 from adapters.platform_commands import shard_options
 from bot.bank import load_bank
 from bot.core import ChatRef, Core
@@ -31,9 +32,11 @@ async def test_a_process_runs_the_shards_it_is_given(core) -> None:
     assert isinstance(client, ShardedInterviewClient) and isinstance(client, discord.AutoShardedClient)
     assert (client.shard_count, client.shard_ids) == (4, [2, 3])
     assert not client.sync, "only the process with shard 0 syncs the command tree"
+    assert client.port.posts_per_second == DiscordPort.posts_per_second / 2, "half the shards: half the pace"
     first = make_client(core, shard_count=4, shard_ids=[0, 1])
     assert first.sync and first.shard_ids == [0, 1]
-    assert make_client(core, shard_count=2).shard_ids == [0, 1]
+    both = make_client(core, shard_count=2)
+    assert both.shard_ids == [0, 1] and both.port.posts_per_second == DiscordPort.posts_per_second
     plain = make_client(core)
     assert type(plain) is InterviewClient and plain.sync
 
