@@ -1,0 +1,113 @@
+"""The deck store on both backends: a replace keeps the row and moves the version (every worker's cache
+key), the per-chat limit holds inside the write, a removal leaves the answers and frees the daily
+question's topic, a chat merge carries decks over, /forget blanks the uploader, and the 30-day purge."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.bank.loader import Bank
+from bot.decks.codec import encode
+from bot.decks.library import Library
+from bot.decks.parse import parse_deck
+from bot.domain import ChatRef, UserRef
+from bot.store import Database
+from bot.store import decks as store
+from bot.store.daily import get_subscription, save_subscription
+from bot.store.forget import forget_user
+from bot.store.people import ensure_chat, ensure_user, find_chat, move_chat
+from tests.bot.decks.files import CSV, GIFT
+
+QUESTIONS = encode(parse_deck("w.gift", GIFT.encode(), "en")[1])
+OTHER_QUESTIONS = encode(parse_deck("w.csv", CSV.replace("Which split", "On which split").encode(), "en")[1])
+
+
+async def group(db: Database, platform_id: str = "g1") -> int:
+    return (await ensure_chat(db, ChatRef("test", platform_id, "group", "G"), 0.0)).id
+
+
+async def test_a_replace_keeps_the_row_and_moves_the_version(db: Database) -> None:
+    chat = await group(db)
+    first, replaced = await store.save_deck(db, chat, "week", QUESTIONS, 3, None, "Ana", 10.0, 20)
+    assert not replaced and first.version == 1 and first.added_by_name == "Ana"
+    second, replaced = await store.save_deck(db, chat, "week", OTHER_QUESTIONS, 3, None, "Bo", 20.0, 20)
+    assert replaced and second.id == first.id and second.version == 2 and second.added_at == 20.0
+    assert (await store.deck_questions(db, first.id)) == (2, OTHER_QUESTIONS)
+
+
+async def test_the_limit_counts_inside_the_write_and_allows_a_replace(db: Database) -> None:
+    chat, other = await group(db), await group(db, "g2")
+    for number in range(3):
+        await store.save_deck(db, chat, f"d{number}", QUESTIONS, 3, None, "", 0.0, 3)
+    with pytest.raises(store.TooManyDecks):
+        await store.save_deck(db, chat, "d3", QUESTIONS, 3, None, "", 0.0, 3)
+    await store.save_deck(db, chat, "d1", OTHER_QUESTIONS, 3, None, "", 0.0, 3)  # a replace
+    assert not (await store.save_deck(db, other, "d3", QUESTIONS, 3, None, "", 0.0, 3))[1], "another chat's own 3"
+    assert [deck.name for deck in await store.list_decks(db, chat)] == ["d0", "d1", "d2"]
+
+
+async def test_a_removal_frees_the_daily_topic_and_only_for_the_version_confirmed(db: Database) -> None:
+    chat = await group(db)
+    deck, _ = await store.save_deck(db, chat, "week", QUESTIONS, 3, None, "", 0.0, 20)
+    await save_subscription(db, chat, "09:00", "UTC", None, f"deck.{deck.id}", None, 3600, 0.0, 100.0)
+    await store.save_deck(db, chat, "week", OTHER_QUESTIONS, 3, None, "", 1.0, 20)
+    assert await store.delete_deck(db, deck.id, version=1) is None, "confirmed for the upload since replaced"
+    assert (await get_subscription(db, chat)).topic == f"deck.{deck.id}"
+    assert (await store.delete_deck(db, deck.id, version=2)).name == "week"
+    assert (await get_subscription(db, chat)).topic is None, "the daily question goes back to every topic"
+    assert await store.list_decks(db, chat) == []
+
+
+async def test_a_chat_merge_carries_the_decks_over(db: Database) -> None:
+    old, new = await group(db, "old"), await group(db, "new")
+    await store.save_deck(db, old, "only-old", QUESTIONS, 3, None, "", 0.0, 20)
+    await store.save_deck(db, old, "both", QUESTIONS, 3, None, "old", 0.0, 20)
+    await store.save_deck(db, new, "both", OTHER_QUESTIONS, 3, None, "new", 0.0, 20)
+    await store.follow_chat(db, "test", "old", "new")
+    await move_chat(db, "test", "old", "new")  # the old record can go: no deck holds it
+    assert await find_chat(db, "test", "old") is None
+    decks = {deck.name: deck for deck in await store.list_decks(db, new)}
+    assert sorted(decks) == ["both", "only-old"] and decks["both"].added_by_name == "new"
+
+
+async def test_forget_blanks_the_uploader_and_keeps_the_deck(db: Database) -> None:
+    chat = await group(db)
+    person = await ensure_user(db, UserRef("test", "u1", "Ana"), 0.0)
+    await store.save_deck(db, chat, "week", QUESTIONS, 3, person.id, "Ana", 0.0, 20)
+    assert await store.forget_uploader(db, person.id) == 1
+    await forget_user(db, person.id)  # the row can go now
+    [deck] = await store.list_decks(db, chat)
+    assert deck.added_by is None and deck.added_by_name == "" and deck.count == 3
+
+
+async def test_the_purge_waits_thirty_days_from_the_first_removal(db: Database) -> None:
+    gone, back, kept = await group(db, "gone"), await group(db, "back"), await group(db, "kept")
+    for chat in (gone, back, kept):
+        await store.save_deck(db, chat, "week", QUESTIONS, 3, None, "", 0.0, 20)
+    await store.mark_left(db, gone, 100.0)
+    await store.mark_left(db, gone, 500.0)  # a second notice does not restart the count
+    await store.mark_left(db, back, 200.0)
+    assert await store.mark_back(db, back) and not await store.mark_back(db, kept)
+    assert await store.next_purge(db) == 100.0
+    assert await store.purge_left(db, 99.0) == []
+    assert len(await store.purge_left(db, 100.0)) == 1
+    assert await store.list_decks(db, gone) == [] and await store.next_purge(db) is None
+    assert len(await store.list_decks(db, back)) == len(await store.list_decks(db, kept)) == 1
+
+
+async def test_two_workers_see_a_replace_at_their_next_check(db_path) -> None:
+    """Each worker caches decks by version: one replaces, the other loads the new version when it next
+    readies the chat, and a removal is seen the same way."""
+    async with await Database.open(db_path) as first, await Database.open(db_path) as second:
+        chat = await group(first)
+        one, two = Library(Bank(), first), Library(Bank(), second)
+        deck, _ = await store.save_deck(first, chat, "week", QUESTIONS, 3, None, "", 0.0, 20)
+        [held] = await two.ready_chat(chat)
+        assert held.version == 1 and two.get(next(iter(held.questions))) is not None
+        assert one.select(("deck.1",)) == [], "nothing is loaded before it is readied"
+        await store.save_deck(first, chat, "week", OTHER_QUESTIONS, 3, None, "", 1.0, 20)
+        [held] = await two.ready_chat(chat)
+        assert held.version == 2 and {q.stem("en") for q in held.questions.values()} >= {"On which split is a scaler fitted on?"}
+        assert len(two.select((f"deck.{deck.id}",))) == 3 and list(two.questions) == [], "iteration is the bank's"
+        await store.delete_deck(first, deck.id)
+        assert await two.ready_chat(chat) == [] and two.select((f"deck.{deck.id}",)) == []
