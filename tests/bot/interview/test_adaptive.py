@@ -113,6 +113,16 @@ async def test_stop_when_sure_never_before_five_answers(shipped) -> None:
     assert not sure_enough(filters, ids, shipped, {topic: Estimate(0.8, 0.2)}), "near a cut-off: not sure"
 
 
+async def test_someone_already_placed_still_answers_five(db, shipped, clock) -> None:
+    """The minimum through the core: a person whose band is already sure from an earlier interview is sure
+    after every answer of the next one, and it still asks five before it ends."""
+    core = await _core(db, shipped, clock)
+    await _run(core, InterviewFilters(topics=TOPICS[:1], count=12), lambda n: True)
+    asked, report = await _run(core, InterviewFilters(topics=TOPICS[:1], count=30, stop_when_sure=True),
+                               lambda n: True)
+    assert len(asked) == 5 and report.ended_sure and report.levels[TOPICS[0]].confidence >= 0.9
+
+
 async def test_a_pinned_level_asked_to_stop_when_sure_ends_early_too(db, shipped, clock) -> None:
     """With the difficulty pinned the plan is fixed, but the stop is the same: a candidate missing every easy
     question is a clear junior well before 30 questions, and the report says so."""
