@@ -20,7 +20,10 @@ from bot.store import StoreGone
 
 log = logging.getLogger(__name__)
 Serve = Callable[[Core, Settings, asyncio.Event], Awaitable[None]]
-GATEWAY_REFUSALS: dict[object, str] = {4010: "4010 Invalid Shard", 4011: "4011 Sharding Required"}  # no reconnect mends
+GATEWAY_REFUSALS: dict[object, tuple[str, str]] = {  # gateway closes that no reconnect mends, and the cure
+    4010: ("Invalid Shard", "check --shard-count and --shard-ids (the same count in every process, each id below it)"),
+    4011: ("Sharding Required", "the bot is in too many servers for its shards: give it a larger --shard-count"),
+}
 
 
 def _telegram(options: dict) -> Serve:
@@ -81,10 +84,10 @@ def startup_problem(error: BaseException) -> str | None:
         return "Discord rejected the bot token: check DISCORD_BOT_TOKEN (the application's Bot page)"
     if kind.startswith("telegram.error.") and type(error).__name__ in ("NetworkError", "TimedOut"):
         return f"cannot reach the Telegram Bot API: {error} (check the network or TELEGRAM_BASE_URL)"
-    refusal = GATEWAY_REFUSALS.get(getattr(error, "code", None)) if kind == "discord.errors.ConnectionClosed" else None
-    if refusal is not None:
-        return (f"Discord refused shard {getattr(error, 'shard_id', '?')} ({refusal}): "
-                "check --shard-count and --shard-ids (the same count in every process, each id below it)")
+    code = getattr(error, "code", None)
+    if kind == "discord.errors.ConnectionClosed" and code in GATEWAY_REFUSALS:
+        shard, (name, cure) = getattr(error, "shard_id", None), GATEWAY_REFUSALS[code]
+        return f"Discord refused {'the connection' if shard is None else f'shard {shard}'} ({code} {name}): {cure}"
     if kind.startswith("aiohttp.") and "Connect" in type(error).__name__:
         return f"cannot reach Discord: {error} (check the network)"
     if isinstance(error, OSError) and "address" in str(error).lower():

@@ -235,14 +235,6 @@ class FakeDiscord:
         return [(process, request) for process, request in self.requests
                 if request.method == method and path_part in request.path]
 
-    def posts(self) -> dict[int, list[str]]:
-        """Channel id -> the processes that posted a new message in it (in order)."""
-        found: dict[int, list[str]] = {}
-        for process, request in self.sent("POST", "/messages"):
-            if request.path.startswith("/channels/"):
-                found.setdefault(int(request.path.split("/")[2]), []).append(process)
-        return found
-
     def callbacks(self, interaction_id: int) -> list[tuple[str, Request]]:
         return self.sent("POST", f"/interactions/{interaction_id}/")
 

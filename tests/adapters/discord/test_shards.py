@@ -277,19 +277,24 @@ async def test_a_process_that_runs_every_shard_posts_everywhere_at_once(core, cl
     await client.close()
 
 
-async def test_a_wrong_shard_count_is_refused_with_one_clear_line(tmp_path: Path) -> None:
-    fake = FakeDiscord(2, guilds_over_shards(2, per_shard=1))
+@pytest.mark.parametrize("args, identified, line", [
+    (["--shard-count", "3", "--shard-ids", "2"], [2, 3],
+     "interview-bot: Discord refused shard 2 (4010 Invalid Shard): check --shard-count and --shard-ids"),
+    ([], None, "interview-bot: Discord refused the connection (4011 Sharding Required): the bot is in too many "
+               "servers for its shards: give it a larger --shard-count"),
+])
+async def test_a_shard_the_gateway_refuses_stops_the_bot_with_one_clear_line(tmp_path: Path, args, identified,
+                                                                             line) -> None:
+    fake = FakeDiscord(2, guilds_over_shards(2, per_shard=1))  # a bot that Discord shards in two
     await fake.start()
-    bot = BotProcess(fake, "wrong", str(tmp_path / "store.sqlite3"), ["--shard-count", "3", "--shard-ids", "2"],
-                     tmp_path / "bot.log")
+    bot = BotProcess(fake, "wrong", str(tmp_path / "store.sqlite3"), args, tmp_path / "bot.log")
     try:
         await bot.start()
         assert bot.process is not None
         status = await asyncio.wait_for(bot.process.wait(), 30)
-        assert [(identify.shard, identify.accepted) for identify in fake.identifies] == [([2, 3], False)]
-        assert status == 1
+        assert [(identify.shard, identify.accepted) for identify in fake.identifies] == [(identified, False)]
         log = bot.log()
-        assert "interview-bot: Discord refused shard 2 (4010 Invalid Shard): check --shard-count" in log
+        assert status == 1 and line in log, log[-2000:]
         assert "Traceback" not in log
     finally:
         if bot.process is not None and bot.process.returncode is None:
