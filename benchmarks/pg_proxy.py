@@ -10,7 +10,8 @@ changed while connections are open: it applies to chunks that arrive afterwards.
 
 `python -m benchmarks.pg_proxy --upstream HOST:PORT --delay-ms 1` runs one in its own process (so the
 harness's own work does not slow the forwarding down): it prints `{"port": N}` once listening, then
-reads commands on stdin, one a line: `delay MS` answers `ok`; end of input stops it.
+reads commands on stdin, one a line: `delay MS` answers `ok`; end of input stops it. `ProxyProcess`
+starts and steers one from a benchmark.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ import asyncio
 import json
 import sys
 from contextlib import suppress
+from pathlib import Path
 
 CHUNK = 65_536
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class LatencyProxy:
@@ -110,6 +113,41 @@ class LatencyProxy:
             reading.cancel()
             with suppress(asyncio.CancelledError, OSError):
                 await reading
+
+
+class ProxyProcess:
+    """benchmarks/pg_proxy.py in its own process, so forwarding does not wait on the harness's own work."""
+
+    def __init__(self, upstream_port: int) -> None:
+        self.upstream_port = upstream_port
+        self.process: asyncio.subprocess.Process | None = None
+        self.port = 0
+
+    async def __aenter__(self) -> ProxyProcess:
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "benchmarks.pg_proxy", "--upstream", f"127.0.0.1:{self.upstream_port}",
+            "--delay-ms", "0", cwd=ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+        assert self.process.stdout is not None
+        self.port = int(json.loads(await asyncio.wait_for(self.process.stdout.readline(), 60))["port"])
+        return self
+
+    async def delay(self, milliseconds: float) -> None:
+        """Each way, for every chunk from now on (open connections included)."""
+        assert self.process is not None and self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(f"delay {milliseconds}\n".encode())
+        await self.process.stdin.drain()
+        if (await self.process.stdout.readline()).strip() != b"ok":
+            raise RuntimeError("the latency proxy did not take the delay")
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.process is not None and self.process.returncode is None:
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+            try:
+                await asyncio.wait_for(self.process.wait(), 10)
+            except TimeoutError:
+                self.process.kill()
+                await self.process.wait()
 
 
 def parse_address(text: str) -> tuple[str, int]:

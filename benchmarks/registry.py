@@ -23,6 +23,7 @@ MODULES: tuple[str, ...] = (
     "benchmarks.flood",
     "benchmarks.adaptive",
     "benchmarks.scale",
+    "benchmarks.webhook_workers",
     "benchmarks.quiz",
 )
 
@@ -44,5 +45,12 @@ REQUIRED_KEYS: tuple[str, ...] = (
     "adaptive.questions_to_sure",
     "adaptive.other_wrong_key_flags",
     "scale.ratio_vs_raw",
+    "webhook_workers.latency_1ms.clicks_per_s.workers_1",
+    "webhook_workers.latency_1ms.clicks_per_s.workers_2",
+    "webhook_workers.latency_1ms.clicks_per_s.workers_4",
+    "webhook_workers.no_latency.clicks_per_s.workers_1",
+    "webhook_workers.no_latency.clicks_per_s.workers_2",
+    "webhook_workers.no_latency.clicks_per_s.workers_4",
+    "webhook_workers.latency_1ms.ratio_to_no_latency",
     "quiz.tick_drift_p95_s",
 )

@@ -1,56 +1,138 @@
 """Clicks per second through N real webhook workers (`interview-bot telegram --webhook ... --workers N`)
-sharing one store, behind a round-robin balancer played here, against the fake Bot API in its own process.
+sharing one PostgreSQL database, with a network between the workers and the database, in one run.
 
-Used by benchmarks/scale.py: one daily question is posted into a fresh group through the real adapter,
-then `clicks` members click it, their updates posted to the workers in turn (at most IN_FLIGHT at once,
-as a balancer would pass them on); the figure is clicks answered (pop-ups at the server) per second,
-from the first update posted to the last pop-up.
+Why: on one machine PostgreSQL answers in tens of microseconds, which hides how many round trips a
+write holds its locks for. A database a network away is 1 ms or more each way; workers help there only
+if their transactions overlap. For each worker count, on one fresh database, with the same clicks
+over the same HTTP transport: one set of workers connected to PostgreSQL directly (`no_latency`), then
+one set connected through a latency proxy (benchmarks/pg_proxy.py, in its own process) adding nothing
+(`proxy_0ms`: what the proxy's own forwarding costs) and then 1 ms each way (`latency_1ms`).
+`latency_1ms.ratio_to_no_latency` at 4 workers says how much of the latency concurrency hides (goal
+>= 0.8). `select_1_ms` is the median `SELECT 1` round trip each way, measured first, so the latency
+really added is on record. The order of the two sets alternates from one worker count to the next.
+
+A round: one daily question is posted into a fresh group through the core and the real adapter, then
+`clicks` members click it, their updates posted to the workers in turn (at most IN_FLIGHT at once, as a
+balancer would pass them on); the figure is clicks answered (pop-ups at the fake Bot API, in its own
+process) per second, from the first update posted to the last pop-up. Workers warm up (pool
+connections, first paths) on a few clicks of their own question before the measured rounds.
+
+`WEBHOOK_BASELINE_TREE=<checkout>` runs the same rounds, interleaved with this tree's, on another tree
+(its own database, its own code in the workers and for posting): `baseline.*` (docs/benchmarks.md).
+benchmarks/scale.py uses `webhook_round` for its on-machine curve.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import aiohttp
+import asyncpg
 
 from adapters.telegram.app import build_application, webhook_secret_for
 from adapters.telegram.delivery import Pacing
 from adapters.telegram.services import SERVICES
 from benchmarks.fake_telegram import ServerProcess
-from benchmarks.sizes import stop_process
+from benchmarks.pg_proxy import ProxyProcess
+from benchmarks.figures import Figure
+from benchmarks.sizes import percentile, scaled, stop_process, temporary_folder
 from bot.bank import load_bank
 from bot.core import Core
 from bot.domain import ChatRef
 from bot.schedule.clock import SystemClock
 from bot.store import Database
-from tests.postgres import free_port, listening
+from tests.postgres import PostgresServer, find_bin, free_port, listening
 
+NAME = "webhook_workers"
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC_URL = "https://bot.example.org/telegram-hook"
 IN_FLIGHT = 32
 FAST = Pacing(overall=(1000, 1.0), group=(1000, 1.0), private=(1000, 1.0))
+GOAL_RATIO = 0.8
+DELAY_MS = 1.0
+WORKER_COUNTS = (1, 2, 4)
+CLICKS_FULL, CLICKS_QUICK = 1_500, 160
+WARM_UP = IN_FLIGHT
+PINGS = 200
+BASELINE_VARIABLE = "WEBHOOK_BASELINE_TREE"
+CONDITIONS = ("no_latency", "proxy_0ms", "latency_1ms")
+# How each set of workers reaches PostgreSQL, and its measured rounds with the proxy's delay each way (ms)
+SETS = (("direct", (("no_latency", 0.0),)), ("proxied", (("proxy_0ms", 0.0), ("latency_1ms", DELAY_MS))))
+FIGURES = (
+    Figure("latency_1ms.ratio_to_no_latency", "", at_least=GOAL_RATIO),
+    *(Figure(f"{condition}.clicks_per_s.workers_{count}", "/s")
+      for count in WORKER_COUNTS for condition in ("no_latency", "latency_1ms")),
+    Figure(f"proxy_0ms.clicks_per_s.workers_{WORKER_COUNTS[-1]}", "/s"),
+    Figure("select_1_ms.direct", " ms"),
+    Figure("select_1_ms.proxy_0ms", " ms"),
+    Figure("select_1_ms.proxy_1ms", " ms"),
+    Figure("baseline.latency_1ms.ratio_to_no_latency", ""),
+    *(Figure(f"baseline.{condition}.clicks_per_s.workers_{count}", "/s")
+      for count in WORKER_COUNTS for condition in ("no_latency", "latency_1ms")),
+)
+POST_IN_TREE = """
+import asyncio, json, sys
+import aiohttp
+from benchmarks.fake_telegram import ServerProcess
+from benchmarks.pg_proxy import ProxyProcess
+from benchmarks.webhook_workers import post_question
+
+async def main():
+    server = ServerProcess()
+    server.base_url, server.control = sys.argv[1], sys.argv[2]
+    async with aiohttp.ClientSession() as server.session:
+        print(json.dumps([await post_question(server, sys.argv[3], int(group)) for group in sys.argv[4:]]))
+
+asyncio.run(main())
+"""
 
 
 async def post_question(server: ServerProcess, store: str, group_id: int) -> dict[str, Any]:
     """A daily question in the group through the core and the real adapter; the message as the server keeps it."""
-    core = Core(await Database.open(store), load_bank(None), SystemClock(), random.Random(group_id), scheduled=False)
+    [message] = await post_questions(server, store, [group_id])
+    return message
+
+
+async def post_questions(server: ServerProcess, store: str, groups: list[int]) -> list[dict[str, Any]]:
+    """A daily question in each group, posted by one core and adapter; the messages as the server keeps them."""
+    core = Core(await Database.open(store), load_bank(None), SystemClock(), random.Random(groups[0]), scheduled=False)
     application = build_application(core, server.token, base_url=server.base_url, pacing=FAST, request_timeout=10)
     await application.initialize()
     try:
-        assert await core.post_daily_now(ChatRef("telegram", str(group_id), "group", f"Group {group_id}"))
+        for group_id in groups:
+            assert await core.post_daily_now(ChatRef("telegram", str(group_id), "group", f"Group {group_id}"))
         await application.bot_data[SERVICES].queues.join()
     finally:
         await application.bot_data[SERVICES].counters.close()
         await application.shutdown()
         await core.close()
-    [message] = await server.get("/messages", chat_id=group_id)
-    return message
+    messages = []
+    for group_id in groups:
+        [message] = await server.get("/messages", chat_id=group_id)
+        messages.append(message)
+    return messages
+
+
+async def post_questions_in(tree: Path, server: ServerProcess, store: str, groups: list[int]) -> list[dict[str, Any]]:
+    """post_question for each group by `tree`'s own code (its migrations write the database): in this
+    process for this tree, in one process of its own for another."""
+    if tree == ROOT:
+        return await post_questions(server, store, groups)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", POST_IN_TREE, server.base_url, server.control, store, *map(str, groups), cwd=tree,
+        env={**os.environ, "PYTHONPATH": str(tree)}, stdout=asyncio.subprocess.PIPE)
+    output, _ = await process.communicate()
+    if process.returncode != 0:
+        raise RuntimeError(f"posting the questions with {tree} failed ({process.returncode})")
+    return list(json.loads(output.splitlines()[-1]))
 
 
 def click_updates(message: dict[str, Any], group_id: int, first_user: int, count: int) -> list[dict[str, Any]]:
@@ -64,22 +146,28 @@ def click_updates(message: dict[str, Any], group_id: int, first_user: int, count
             for number in range(count)]
 
 
-async def start_workers(server: ServerProcess, store: str, count: int, log: Path) -> list[tuple[asyncio.subprocess.Process, int]]:
+async def start_workers(server: ServerProcess, store: str, count: int, log: Path,
+                        tree: Path = ROOT) -> list[tuple[asyncio.subprocess.Process, int]]:
+    """`count` webhook workers of `tree` on `store`, each on a port of its own, once all of them listen."""
     environment = {**os.environ, "TELEGRAM_BOT_TOKEN": server.token, "INTERVIEW_BOT_DB": store,
                    "INTERVIEW_BOT_LOG_LEVEL": "WARNING"}
     environment.pop("INTERVIEW_BOT_CONFIG", None)
+    if tree != ROOT:
+        environment["PYTHONPATH"] = str(tree)
     workers = []
     with log.open("ab") as output:
         for _ in range(count):
             port = free_port()
             process = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "bot", "telegram", "--base-url", server.base_url, "--webhook", PUBLIC_URL,
-                "--listen", f"127.0.0.1:{port}", "--workers", str(count), cwd=ROOT, env=environment,
+                "--listen", f"127.0.0.1:{port}", "--workers", str(count), cwd=tree, env=environment,
                 stdin=asyncio.subprocess.DEVNULL, stdout=output, stderr=output)
             workers.append((process, port))
     deadline = time.monotonic() + 120
     while not all(listening(port) for _, port in workers):
         if time.monotonic() > deadline or any(process.returncode is not None for process, _ in workers):
+            for process, _ in workers:
+                await stop_process(process, 5)
             raise RuntimeError(f"webhook workers did not start; see {log}")
         await asyncio.sleep(0.1)
     return workers
@@ -89,32 +177,179 @@ async def answered(server: ServerProcess) -> int:
     return int((await server.get("/calls", method="answerCallbackQuery"))["count"])
 
 
+async def clicks_per_second(server: ServerProcess, running: list[tuple[asyncio.subprocess.Process, int]],
+                            updates: list[dict[str, Any]]) -> float:
+    """Post the updates round robin to the running workers; clicks answered per second."""
+    headers = {"X-Telegram-Bot-Api-Secret-Token": webhook_secret_for(server.token)}
+    limit = asyncio.Semaphore(IN_FLIGHT)
+    before = await answered(server)
+    async with aiohttp.ClientSession() as session:
+
+        async def post(update: dict[str, Any]) -> None:
+            _, port = running[update["update_id"] % len(running)]
+            async with limit, session.post(f"http://127.0.0.1:{port}/telegram-hook", json=update,
+                                           headers=headers) as response:
+                response.raise_for_status()
+
+        started = time.perf_counter()
+        await asyncio.gather(*(post(update) for update in updates))
+        deadline = time.monotonic() + 300
+        while await answered(server) - before < len(updates):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"only {await answered(server) - before} of {len(updates)} clicks answered")
+            await asyncio.sleep(0.02)
+        return len(updates) / (time.perf_counter() - started)
+
+
 async def webhook_round(server: ServerProcess, store: str, workers: int, clicks: int, group_id: int,
                         log: Path) -> float:
-    """Clicks answered per second through `workers` webhook workers on `store`."""
+    """Clicks answered per second through `workers` webhook workers on `store` (workers started for it)."""
     message = await post_question(server, store, group_id)
     updates = click_updates(message, group_id, 5_000_000 + 10_000 * workers, clicks)
     running = await start_workers(server, store, workers, log)
-    headers = {"X-Telegram-Bot-Api-Secret-Token": webhook_secret_for(server.token)}
-    limit = asyncio.Semaphore(IN_FLIGHT)
     try:
-        before = await answered(server)
-        async with aiohttp.ClientSession() as session:
-
-            async def post(update: dict[str, Any]) -> None:
-                _, port = running[update["update_id"] % len(running)]
-                async with limit, session.post(f"http://127.0.0.1:{port}/telegram-hook", json=update,
-                                               headers=headers) as response:
-                    response.raise_for_status()
-
-            started = time.perf_counter()
-            await asyncio.gather(*(post(update) for update in updates))
-            deadline = time.monotonic() + 300
-            while await answered(server) - before < clicks:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"only {await answered(server) - before} of {clicks} clicks answered")
-                await asyncio.sleep(0.02)
-            return clicks / (time.perf_counter() - started)
+        return await clicks_per_second(server, running, updates)
     finally:
         for process, _ in running:
             await stop_process(process, 15)
+
+
+async def select_1_ms(url: str, count: int) -> dict[str, float]:
+    """Median and p95 milliseconds of `SELECT 1` on one connection, one after another."""
+    connection = await asyncpg.connect(url)
+    try:
+        for _ in range(10):  # the statement prepared, the connection warm
+            await connection.fetchval("SELECT 1")
+        times = []
+        for _ in range(count):
+            started = time.perf_counter()
+            await connection.fetchval("SELECT 1")
+            times.append((time.perf_counter() - started) * 1000)
+    finally:
+        await connection.close()
+    return {"p50": round(percentile(times, 0.5), 3), "p95": round(percentile(times, 0.95), 3)}
+
+
+class Trees:
+    """The tree measured and, when WEBHOOK_BASELINE_TREE names one, the baseline beside it."""
+
+    def __init__(self) -> None:
+        baseline = os.environ.get(BASELINE_VARIABLE)
+        self.labelled = [("current", ROOT)] + ([("baseline", Path(baseline).resolve())] if baseline else [])
+
+    @staticmethod
+    def commit(tree: Path) -> str:
+        done = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+        dirty = subprocess.run(["git", "-C", str(tree), "status", "--porcelain", "--", "bot", "adapters"],
+                               capture_output=True, text=True).stdout.strip()
+        return (done.stdout.strip() or "unknown") + ("+uncommitted" if dirty else "")
+
+
+async def measure_workers(server: ServerProcess, pg: PostgresServer, proxy: ProxyProcess, tree: Path, label: str,
+                          workers: int, clicks: int, groups: list[int], folder: Path, flip: bool) -> dict[str, float]:
+    """Clicks per second in each condition, through `workers` workers of `tree` on one fresh database: one
+    set of workers connected directly, one through the proxy (both of its delays on the same workers)."""
+    database, warm_up = f"hooks_{label}_{workers}", scaled(WARM_UP, minimum=10)
+    admin = await asyncpg.connect(pg.url())
+    try:
+        await admin.execute(f"CREATE DATABASE {database}")
+    finally:
+        await admin.close()
+    stores = {"direct": pg.url(database), "proxied": f"postgresql://postgres@127.0.0.1:{proxy.port}/{database}"}
+    sets = list(reversed(SETS)) if flip else list(SETS)
+    names = [f"warm_up_{link}" for link, _ in sets] + [name for _, rounds in sets for name, _ in rounds]
+    chats = {name: groups.pop() for name in names}
+    messages = dict(zip(names, await post_questions_in(tree, server, stores["direct"], [chats[n] for n in names])))
+    started = await asyncio.gather(*(start_workers(server, stores[link], workers,
+                                                   folder / f"{label}-{workers}-{link}.log", tree)
+                                     for link, _ in sets), return_exceptions=True)  # both sets start together
+    running = [processes for processes in started if not isinstance(processes, BaseException)]
+    rates: dict[str, float] = {}
+    try:
+        for failed in started:
+            if isinstance(failed, BaseException):
+                raise failed
+        for (link, rounds), processes in zip(sets, running):
+            for name, delay in ((f"warm_up_{link}", 0.0), *rounds):
+                updates = click_updates(messages[name], chats[name], 5_000_000 + 100_000 * names.index(name),
+                                        warm_up if name.startswith("warm_up") else clicks)
+                await proxy.delay(delay)
+                rates[name] = await clicks_per_second(server, processes, updates)
+    finally:
+        await proxy.delay(0)
+        await asyncio.gather(*(stop_process(process, 15) for processes in running for process, _ in processes))
+    return {name: rates[name] for name in CONDITIONS}
+
+
+async def run(quick: bool) -> dict[str, Any]:
+    bin_dir = find_bin()
+    if bin_dir is None:
+        raise RuntimeError("PostgreSQL (initdb, pg_ctl) not found: install postgresql or set INTERVIEW_BOT_PG_BIN")
+    clicks = scaled(CLICKS_QUICK if quick else CLICKS_FULL, minimum=10)
+    load_at_start = os.getloadavg()
+    trees = Trees()
+    results: dict[str, dict[str, Any]] = {label: {"tree": str(tree), "commit": Trees.commit(tree),
+                                                  **{condition: {"clicks_per_s": {}} for condition in CONDITIONS}}
+                                          for label, tree in trees.labelled}
+    pg = PostgresServer(bin_dir)
+    await asyncio.to_thread(pg.start, True)
+    try:
+        async with ProxyProcess(pg.port) as proxy, ServerProcess() as server:
+            pings = scaled(PINGS, minimum=20)
+            select_1 = {"direct": await select_1_ms(pg.url(), pings)}
+            for name, delay in (("proxy_0ms", 0.0), ("proxy_1ms", DELAY_MS)):
+                await proxy.delay(delay)
+                select_1[name] = await select_1_ms(f"postgresql://postgres@127.0.0.1:{proxy.port}/postgres", pings)
+            await proxy.delay(0)
+            groups = list(range(-1_010_000_000, -1_010_000_000 - 100, -1))
+            with temporary_folder("webhook-workers") as folder:
+                for index, workers in enumerate(WORKER_COUNTS):
+                    for label, tree in trees.labelled:
+                        rates = await measure_workers(server, pg, proxy, tree, label, workers, clicks, groups, folder,
+                                                      flip=index % 2 == 1)
+                        for condition, rate in rates.items():
+                            results[label][condition]["clicks_per_s"][f"workers_{workers}"] = round(rate, 1)
+    finally:
+        await asyncio.to_thread(pg.stop)
+    for side in results.values():
+        top = f"workers_{WORKER_COUNTS[-1]}"
+        side["latency_1ms"]["ratio_to_no_latency"] = round(
+            side["latency_1ms"]["clicks_per_s"][top] / side["no_latency"]["clicks_per_s"][top], 3)
+        side["latency_1ms"]["ratios"] = {key: round(value / side["no_latency"]["clicks_per_s"][key], 3)
+                                         for key, value in side["latency_1ms"]["clicks_per_s"].items()}
+        side["latency_1ms"]["ratio_to_proxy_0ms"] = round(
+            side["latency_1ms"]["clicks_per_s"][top] / side["proxy_0ms"]["clicks_per_s"][top], 3)
+    result: dict[str, Any] = {
+        "what": f"daily-question clicks answered per second through N `interview-bot telegram --webhook` workers "
+                f"on one PostgreSQL database (fsync and synchronous commit on): connected directly (no_latency), "
+                f"and through benchmarks/pg_proxy.py adding nothing (proxy_0ms) or {DELAY_MS:g} ms each way "
+                f"(latency_1ms); same database, {clicks} clicks per round over the same HTTP transport",
+        "clicks": clicks, "in_flight": IN_FLIGHT, "delay_ms_each_way": DELAY_MS,
+        "select_1_ms": {name: timing["p50"] for name, timing in select_1.items()},
+        "select_1_ms_p95": {name: timing["p95"] for name, timing in select_1.items()},
+        "load_average": {"start": [round(value, 2) for value in load_at_start],
+                         "end": [round(value, 2) for value in os.getloadavg()]}, **results.pop("current"),
+    }
+    if "baseline" in results:
+        result["baseline"] = results["baseline"]
+    result["notes"] = notes(result)
+    return result
+
+
+def notes(result: dict[str, Any]) -> list[str]:
+    """One line per tree: the curve at both latencies, and what the proxy adds to a round trip."""
+    ping = result["select_1_ms"]
+    lines = [f"SELECT 1 p50: {ping['direct']} ms direct, {ping['proxy_0ms']} ms through the proxy, "
+             f"{ping['proxy_1ms']} ms through it at {DELAY_MS:g} ms each way; 1-minute load average "
+             f"{result['load_average']['start'][0]:.1f} at the start, {result['load_average']['end'][0]:.1f} at the end."]
+    for label, side in (("this tree", result), ("baseline", result.get("baseline"))):
+        if side is None:
+            continue
+        curve = "; ".join(f"{key.split('_')[1]}: {side['no_latency']['clicks_per_s'][key]} / "
+                          f"{side['proxy_0ms']['clicks_per_s'][key]} / {value}"
+                          for key, value in side["latency_1ms"]["clicks_per_s"].items())
+        lines.append(f"{label} ({side['commit']}), clicks/s by workers, direct / proxy 0 ms / proxy {DELAY_MS:g} ms "
+                     f"each way: {curve}; ratio at {WORKER_COUNTS[-1]} workers "
+                     f"{side['latency_1ms']['ratio_to_no_latency']} (to proxy 0 ms: "
+                     f"{side['latency_1ms']['ratio_to_proxy_0ms']}).")
+    return lines

@@ -4,15 +4,10 @@ passes every byte on in order: the benchmark's 1 ms figures mean what they say o
 from __future__ import annotations
 
 import asyncio
-import json
 import statistics
-import sys
 import time
-from pathlib import Path
 
-from benchmarks.pg_proxy import LatencyProxy
-
-ROOT = Path(__file__).resolve().parents[2]
+from benchmarks.pg_proxy import LatencyProxy, ProxyProcess
 
 
 async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -22,16 +17,14 @@ async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> No
     writer.close()
 
 
-async def round_trips(port: int, count: int) -> list[float]:
+async def round_trips(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, count: int) -> list[float]:
     """Seconds for each of `count` one-byte pings to come back through the proxy, one after another."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
     times = []
     for number in range(count):
         started = time.perf_counter()
         writer.write(bytes([number]))
         assert await reader.readexactly(1) == bytes([number])
         times.append(time.perf_counter() - started)
-    writer.close()
     return times
 
 
@@ -39,9 +32,11 @@ async def test_a_round_trip_takes_the_delay_each_way_and_no_more_than_a_little()
     server = await asyncio.start_server(echo, "127.0.0.1", 0)
     try:
         async with LatencyProxy("127.0.0.1", server.sockets[0].getsockname()[1], 0.001) as proxy:
-            times = await round_trips(proxy.port, 30)
+            reader, writer = await asyncio.open_connection("127.0.0.1", proxy.port)
+            times = await round_trips(reader, writer, 30)
             proxy.delay_s = 0.0
-            undelayed = await round_trips(proxy.port, 30)
+            undelayed = await round_trips(reader, writer, 30)
+            writer.close()
     finally:
         server.close()
     assert min(times) >= 0.002, "1 ms out and 1 ms back, on every round trip"
@@ -71,21 +66,17 @@ async def test_every_byte_arrives_in_order_both_ways() -> None:
     assert received == sent
 
 
-async def test_the_proxy_process_reports_its_port_and_takes_a_new_delay() -> None:
+async def test_the_proxy_process_takes_a_new_delay_on_open_connections() -> None:
     server = await asyncio.start_server(echo, "127.0.0.1", 0)
-    upstream = f"127.0.0.1:{server.sockets[0].getsockname()[1]}"
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "benchmarks.pg_proxy", "--upstream", upstream, "--delay-ms", "5", cwd=ROOT,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
-    assert process.stdin is not None and process.stdout is not None
     try:
-        port = json.loads(await asyncio.wait_for(process.stdout.readline(), 30))["port"]
-        assert min(await round_trips(port, 5)) >= 0.010
-        process.stdin.write(b"delay 0\n")
-        assert (await process.stdout.readline()).strip() == b"ok"
-        assert min(await round_trips(port, 5)) < 0.010
+        async with ProxyProcess(server.sockets[0].getsockname()[1]) as proxy:  # starts at 0 ms
+            reader, writer = await asyncio.open_connection("127.0.0.1", proxy.port)
+            undelayed = await round_trips(reader, writer, 5)
+            await proxy.delay(5)
+            delayed = await round_trips(reader, writer, 5)
+            writer.close()
+            process = proxy.process
     finally:
-        process.stdin.close()
-        await asyncio.wait_for(process.wait(), 30)
         server.close()
-    assert process.returncode == 0
+    assert min(delayed) >= 0.010 and min(undelayed) < 0.010
+    assert process is not None and process.returncode == 0, "it stops when its input ends"
