@@ -91,7 +91,7 @@ class Core(DeckDoors, ForgetDoors):
                                name="daily")
             self.reveals = Timer(self.daily.reveal_due, self.daily.next_reveal_moment, self.clock,
                                  scheduler=scheduler, name="reveals")
-            self.deadlines = Timer(self.interviews.expire, self.interviews.next_deadline, self.clock,
+            self.deadlines = Timer(self.expire_interviews, self.interviews.next_deadline, self.clock,
                                    scheduler=scheduler, name="deadlines")
             self.quizzes = Timer(self.quiz.run_due, self.quiz.next_moment, self.clock, scheduler=scheduler,
                                  name="quiz")
@@ -143,7 +143,7 @@ class Core(DeckDoors, ForgetDoors):
     async def tick(self) -> None:
         """Everything time-driven that is due now: posts, reveals, deadlines, quiz clocks, deck purges."""
         await self.daily.run_due()
-        await self.interviews.expire()
+        await self.expire_interviews()
         await self.quiz.run_due()
         await self.decks.purge()
 
@@ -238,6 +238,7 @@ class Core(DeckDoors, ForgetDoors):
         return document
 
     async def expire_interviews(self) -> list[AnswerResult]:
+        await self.decks.ready_overdue()  # a timed interview on a group deck this worker has not loaded
         return await self.interviews.expire()
 
     async def posted(self, asked_id: int, ref: str) -> None:

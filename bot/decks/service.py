@@ -198,6 +198,11 @@ class DeckService:
             for chat in await store.shared_chats(self.db, caller.user.id):
                 await self.library.ready_chat(chat.id)
 
+    async def ready_overdue(self) -> None:
+        """Load the decks of interview questions past their deadline (a timed interview on a deck, which
+        another worker started): the deadline timer then closes them like any other."""
+        await self.library.ready_ids(await store.overdue_deck_questions(self.db, self.clock.now()))
+
     # --- a chat that removed the bot ------------------------------------------------------------------
 
     async def purge(self) -> int:

@@ -155,6 +155,15 @@ async def shared_chats(db: Database, user_id: int) -> list[SharedChat]:
     return [SharedChat(int(row[0]), str(row[1]), str(row[2]), str(row[3])) for row in rows]
 
 
+async def overdue_deck_questions(db: Database, now: float) -> list[str]:
+    """Deck questions open past their deadline (timed interviews), by the open-deadline index."""
+    rows = await db.fetch_all(
+        """SELECT DISTINCT question_id FROM asked_questions
+           WHERE closed_at IS NULL AND deadline IS NOT NULL AND deadline <= ? AND question_id LIKE 'deck.%'""",
+        (now,))
+    return [str(row[0]) for row in rows]
+
+
 async def mark_left(db: Database, chat_id: int, now: float) -> None:
     """The bot was removed from the chat: its decks' 30 days start (the first removal counts)."""
     await db.in_one_call(lambda connection: connection.execute(
