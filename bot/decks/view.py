@@ -10,7 +10,7 @@ from bot.domain import Question
 from bot.limits import DECK_PROBLEMS_SHOWN
 from bot.store.decks import DeckRow, SharedChat
 from bot.text.i18n import t
-from bot.text.messages import Button, Message, Paragraph, Table
+from bot.text.messages import SLOT, Button, CommandHint, Message, Paragraph, Table
 from bot.text.units import counted
 
 
@@ -27,7 +27,8 @@ def added_message(language: str, name: str, questions: Sequence[Question], kept:
                           easy=levels[1], medium=levels[2], hard=levels[3], untold=untold))]
     if kept is not None:
         blocks.append(Paragraph(t(language, "deck.replaced", kept=kept)))
-    blocks.append(Paragraph(t(language, "deck.play", name=name), style="muted"))
+    blocks.append(Paragraph(t(language, "deck.play", name=name, slot=SLOT), style="muted",
+                            inline=CommandHint("quiz", f"deck:{name}", language)))
     return Message(tuple(blocks))
 
 
