@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from urllib.parse import urlsplit
 
@@ -15,6 +16,9 @@ def add_platform_parsers(commands: argparse._SubParsersAction) -> None:
         description="Run the Telegram bot: long polling by default, or a webhook with --webhook and --listen.")
     telegram.add_argument("--base-url", metavar="URL",
                           help="another Bot API server, e.g. http://127.0.0.1:8081/bot (also TELEGRAM_BASE_URL)")
+    telegram.add_argument("--base-file-url", metavar="URL",
+                          help="where that server serves files (default: the Bot API URL with /file before /bot, "
+                               "e.g. http://127.0.0.1:8081/file/bot; also TELEGRAM_BASE_FILE_URL)")
     telegram.add_argument("--webhook", metavar="URL", help="public HTTPS URL Telegram should post updates to")
     telegram.add_argument("--listen", metavar="HOST:PORT", default="127.0.0.1:8443",
                           help="where the webhook server listens (default 127.0.0.1:8443)")
@@ -48,6 +52,7 @@ def add_platform_parsers(commands: argparse._SubParsersAction) -> None:
 
 def _telegram_options(args: argparse.Namespace, settings: Settings) -> dict:
     return {"base_url": getattr(args, "base_url", None) or settings.telegram_base_url,
+            "base_file_url": getattr(args, "base_file_url", None) or os.environ.get("TELEGRAM_BASE_FILE_URL") or None,
             "webhook": getattr(args, "webhook", None), "listen": getattr(args, "listen", "127.0.0.1:8443"),
             "webhook_secret": getattr(args, "webhook_secret", None), "workers": getattr(args, "workers", 1)}
 

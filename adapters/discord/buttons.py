@@ -18,7 +18,8 @@ import discord
 class AnswersClicks(Protocol):
     async def answer_click(self, interaction: discord.Interaction, token: str) -> None: ...
 
-TEMPLATE = r"a:(?P<asked_id>[0-9]+):(?P<letter>[a-f])|forget:yes"  # an answer, or /forget's confirmation
+# An answer, /forget's confirmation, or /deck remove's (deck:rm:<deck id>:<version>:<user id>, see bot/decks/service.py)
+TEMPLATE = r"a:(?P<asked_id>[0-9]+):(?P<letter>[a-f])|forget:yes|deck:rm:[0-9]+:[0-9]+:[0-9]+"
 
 
 class AnswerButton(discord.ui.DynamicItem[discord.ui.Button], template=TEMPLATE):

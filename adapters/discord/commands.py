@@ -1,5 +1,6 @@
 """The slash-command tree: personal commands (interviews, progress) here, server settings in
-server_commands.py, the /quiz group in quiz_commands.py; names, descriptions and options localized through translator.py.
+server_commands.py, the /quiz group in quiz_commands.py, the /deck group in deck_commands.py; names,
+descriptions and options localized through translator.py.
 
 `print_command_tree()` shows the tree as Discord will get it, without connecting.
 """
@@ -18,6 +19,7 @@ from adapters.discord.people import chat_ref, is_private, user_ref
 from adapters.discord.places import anywhere, anywhere_managed, dm_only
 from adapters.common.deliver import deliver
 from adapters.discord.replies import defer, in_time, send, send_file, sent_id, tell
+from adapters.discord.deck_commands import DECK_COMMANDS
 from adapters.discord.quiz_commands import QUIZ_COMMANDS
 from adapters.discord.server_commands import SERVER_COMMANDS, core_of
 from adapters.discord.translator import CatalogTranslator, command_name, text, typed_both
@@ -155,7 +157,7 @@ PERSONAL_COMMANDS: tuple[app_commands.Command, ...] = (interview, stop, review, 
 
 
 def all_commands() -> tuple[app_commands.Command | app_commands.Group, ...]:
-    return PERSONAL_COMMANDS + SERVER_COMMANDS + QUIZ_COMMANDS
+    return PERSONAL_COMMANDS + SERVER_COMMANDS + QUIZ_COMMANDS + DECK_COMMANDS
 
 
 def add_commands(tree: app_commands.CommandTree) -> None:

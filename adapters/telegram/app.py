@@ -19,11 +19,12 @@ from telegram.ext import (Application, ApplicationBuilder, ApplicationHandlerSto
                           ChatMemberHandler, CommandHandler, ContextTypes, MessageHandler, PollAnswerHandler, PollHandler,
                           SimpleUpdateProcessor, TypeHandler, filters)
 
-from adapters.telegram import clicks, group, handlers, menus, quiz
+from adapters.telegram import clicks, decks, group, handlers, menus, quiz
 from adapters.telegram.webhook import WebhookReceiver, set_webhook
 from adapters.telegram.admin import AdminCheck
 from adapters.telegram.delivery import Pacing, Sleep, TelegramPort
 from adapters.telegram.errors import on_error
+from adapters.telegram.files import files_base
 from adapters.common.flood import CommandFlood
 from adapters.telegram.services import SERVICES, Services, counter_edits, reply_key, services
 from adapters.telegram.transport import AiohttpRequest
@@ -46,10 +47,10 @@ COMMAND_HANDLERS = {
     "daily": group.daily, "subscribe": group.subscribe, "unsubscribe": group.unsubscribe,
     "settings": group.settings, "leaderboard": group.leaderboard, "groups": handlers.groups,
     "language": handlers.language, "help": handlers.help_command, "forget": handlers.forget,
-    "quiz": quiz.quiz,
+    "quiz": quiz.quiz, "deck": decks.deck,
 }
 # A group command's own answer in a private chat, where the general "that works in a group" says too little.
-PRIVATE_POINTERS = {"quiz": quiz.in_private}
+PRIVATE_POINTERS = {"quiz": quiz.in_private, "deck": decks.in_private}
 
 
 class MeteredUpdates(SimpleUpdateProcessor):
@@ -82,9 +83,10 @@ def hide_token(token: str) -> None:
         logger.addFilter(HideToken(token))
 
 
-def build_application(core: Core, token: str, *, base_url: str | None = None, pacing: Pacing | None = None,
-                      sleep: Sleep = asyncio.sleep, counter_delay: float = 5.0, admin_ttl: float = 60.0,
-                      request_timeout: float | None = None, flood: CommandFlood | None = None) -> Application:
+def build_application(core: Core, token: str, *, base_url: str | None = None, base_file_url: str | None = None,
+                      pacing: Pacing | None = None, sleep: Sleep = asyncio.sleep, counter_delay: float = 5.0,
+                      admin_ttl: float = 60.0, request_timeout: float | None = None,
+                      flood: CommandFlood | None = None) -> Application:
     """The Application with every handler, its TelegramPort registered with the core."""
     hide_token(token)
     # Updates run concurrently: a reply waiting for its private chat's send slot must not hold up
@@ -95,6 +97,8 @@ def build_application(core: Core, token: str, *, base_url: str | None = None, pa
                .get_updates_request(updates := bot_api_request(1, None)))
     if base_url:
         builder = builder.base_url(base_url)
+    if files_url := files_base(base_url, base_file_url):  # files follow the API server (decks are downloaded)
+        builder = builder.base_file_url(files_url)
     application = builder.build()
     application.bot_data[REQUESTS] = (sends, updates)
     port = TelegramPort(application.bot, pacing, sleep)
@@ -124,6 +128,9 @@ def register(application: Application) -> None:
         application.add_handler(CommandHandler(command.name, callback if here else elsewhere, private))
         there = command.where in ("group", "both")
         application.add_handler(CommandHandler(command.name, callback if there else handlers.private_only, groups))
+    # A file whose caption is /deck add NAME: CommandHandler never looks at captions.
+    application.add_handler(MessageHandler(filters.Document.ALL & filters.CaptionRegex(decks.CAPTION_PATTERN),
+                                           decks.caption_command))
     application.add_handler(CallbackQueryHandler(clicks.menu_click, pattern=menus.PATTERN))
     application.add_handler(CallbackQueryHandler(clicks.answer_click))
     application.add_handler(ChatMemberHandler(group.membership, ChatMemberHandler.MY_CHAT_MEMBER))
@@ -139,10 +146,11 @@ async def guard_floods(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     member's same command is theirs and runs): none of them waits for a send slot, so one person's flood
     never holds the update slots everyone else needs."""
     message = update.effective_message
-    if message is None or not message.text or not message.text.startswith("/") or update.effective_user is None:
+    typed = (message.text or message.caption or "") if message is not None else ""  # a file's caption: /deck add
+    if not typed.startswith("/") or update.effective_user is None:
         return
     chat = update.effective_chat.id if update.effective_chat else 0
-    verdict = services(context).flood.check(str(update.effective_user.id), str(chat), message.text)
+    verdict = services(context).flood.check(str(update.effective_user.id), str(chat), typed)
     if verdict == "ok":
         return
     if verdict == "note":

@@ -11,6 +11,7 @@ from telegram.ext import ContextTypes
 
 from adapters.telegram.services import PLATFORM, chat_ref, refs, reply, reply_key, services, user_ref
 from bot.core import Core
+from bot.decks.names import parse_topic
 from bot.text.commands import group_welcome_message
 from bot.text.messages import Message, Paragraph
 
@@ -35,28 +36,36 @@ async def require_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> b
 
 
 async def daily(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """/daily [poll]: post a question in this group now (administrators), as a quiz poll with `poll`."""
+    """/daily [topic] [poll]: post a question in this group now (administrators), from `topic` (a bank topic
+    or deck:NAME) when given, as a quiz poll with `poll`."""
     if not await require_admin(update, context):
         return
-    args = [arg.lower() for arg in context.args or []]
-    if args not in ([], [POLL]):
+    core, args = services(context).core, list(context.args or [])
+    as_poll = bool(args) and args[-1].lower() == POLL
+    rest = args[:-1] if as_poll else args
+    if len(rest) > 1 or (rest and not is_topic(core, rest[0])):
         await reply_key(update, context, "help.usage_daily")
         return
     _, chat = refs(update)
-    if not await services(context).core.post_daily_now(chat, as_poll=bool(args)):
+    if not await core.post_daily_now(chat, as_poll=as_poll, topic=rest[0] if rest else None):
         await reply_key(update, context, "telegram.daily_failed")
+
+
+def is_topic(core: Core, word: str) -> bool:
+    """A bank topic's name, or a group deck as deck:NAME (whether that deck is here is the core's to say)."""
+    return word in core.bank.topics or parse_topic(word) is not None
 
 
 def subscription_args(core: Core, args: list[str]) -> tuple[str, str, str | None, bool | None] | None:
     """`HH:MM [Area/City] [topic] [poll]` as (time, zone, topic, as quiz poll: None keeps the chat's choice);
-    None when that is not what was typed."""
+    None when that is not what was typed. A topic is a bank topic or a group deck, deck:NAME."""
     as_poll = True if args and args[-1].lower() == POLL else None
     if as_poll:
         args = args[:-1]
     if not 1 <= len(args) <= 3:
         return None
     post_time, rest = args[0], args[1:]
-    timezone = rest.pop(0) if rest and rest[0] not in core.bank.topics else "UTC"
+    timezone = rest.pop(0) if rest and not is_topic(core, rest[0]) else "UTC"
     topic = rest.pop(0) if rest else None
     return None if rest else (post_time, timezone, topic, as_poll)
 

@@ -13,6 +13,7 @@ from functools import partial
 from telegram import Update
 from telegram.ext import ContextTypes
 
+from adapters.telegram.decks import offer_decks
 from adapters.telegram.menus import topic_menu
 from adapters.telegram.services import deliver, language_of, refs, reply, reply_key, services, user_ref
 from bot.text.commands import help_message, welcome_message
@@ -81,6 +82,7 @@ async def interview(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """/interview [topic] [count] [seconds]s [sure]: start at once, or choose topic, level and length from menus."""
     if not context.args:
         await reply(update, context, topic_menu(services(context).core.bank, await language_of(update, context)))
+        await offer_decks(update, context)
         return
     filters = interview_filters(context.args)
     if filters is None:

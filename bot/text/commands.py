@@ -40,6 +40,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("settings", "group"),
     Command("leaderboard", "group"),
     Command("quiz", "group"),
+    Command("deck", "group"),  # add and remove: administrators (checked by each platform); list and export: anyone
     Command("groups", "both"),
     Command("language", "both"),
     Command("forget", "private"),

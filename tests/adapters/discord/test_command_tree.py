@@ -12,7 +12,7 @@ from tests.adapters.discord.harness import APP_ID
 
 ROOT = Path(__file__).parents[3]
 EXPECTED = {"interview", "stop", "forget", "daily", "subscribe", "unsubscribe", "settings", "leaderboard", "groups",
-            "progress", "history", "review", "language", "help", "export", "quiz"}
+            "progress", "history", "review", "language", "help", "export", "quiz", "deck"}
 
 
 async def synced(discord_, recorder) -> list[dict]:

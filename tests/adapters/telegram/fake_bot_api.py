@@ -5,8 +5,10 @@ keyboards), records every call with its parameters, serves getUpdates from a que
 into, and answers like Telegram: `{"ok": true, "result": ...}` with real message objects, 400 for
 unbalanced or unknown HTML tags, oversized texts or callback_data, and, on command, 429 with
 retry_after, 403 Forbidden, 400 with migrate_to_chat_id, a 502, a dropped connection, or a response slower
-than the client waits. A `Chaos` plan adds seeded random faults to a share of all calls (the reliability
-suite), and every call records whether its effect was applied, so tests can tell delivered from lost.
+than the client waits. Files live under ids as on Telegram: `add_file` makes a document a user can send,
+getFile names its path and `/file/bot<token>/<path>` serves it (each download recorded). A `Chaos` plan
+adds seeded random faults to a share of all calls (the reliability suite), and every call records whether
+its effect was applied, so tests can tell delivered from lost.
 """
 
 from __future__ import annotations
@@ -197,6 +199,16 @@ class Stored:
         return [button["callback_data"] for button in self.buttons]
 
 
+@dataclass(frozen=True)
+class FakeFile:
+    """A file on the fake's file server: what getFile tells and the download serves."""
+
+    file_id: str
+    unique_id: str
+    data: bytes = field(repr=False)
+    path: str
+
+
 class ApiError(Exception):
     def __init__(self, status: int, description: str, parameters: dict | None = None) -> None:
         super().__init__(description)
@@ -215,6 +227,8 @@ class FakeBotApi:
     token: str = TOKEN
     chaos: Chaos | None = None
     served: Counter = field(default_factory=Counter)  # update_id -> how many live getUpdates answers carried it
+    files: dict[str, FakeFile] = field(default_factory=dict)  # file_id -> the file as Telegram keeps it
+    downloads: list[str] = field(default_factory=list)  # the file paths fetched from the file URL
     on_served: Callable[[list[int]], None] | None = None  # called with the ids of each non-empty batch served
 
     def __post_init__(self) -> None:
@@ -230,6 +244,7 @@ class FakeBotApi:
         app = web.Application()
         app.router.add_post(f"/bot{self.token}/{{method}}", self._handle)
         app.router.add_get(f"/bot{self.token}/{{method}}", self._handle)
+        app.router.add_get(f"/file/bot{self.token}/{{path:.+}}", self._download)
         app.router.add_route("*", "/{path:.*}", self._unauthorized)  # another token: what Telegram answers
         self._runner = web.AppRunner(app, handle_signals=False)
         await self._runner.setup()
@@ -238,6 +253,11 @@ class FakeBotApi:
         port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         self.base_url = f"http://127.0.0.1:{port}/bot"
         return self.base_url
+
+    @property
+    def file_url(self) -> str:
+        """Where files are downloaded from: the base URL with /file before /bot, as on Telegram."""
+        return self.base_url.replace("/bot", "/file/bot")
 
     @staticmethod
     async def _unauthorized(request: web.Request) -> web.Response:
@@ -267,6 +287,17 @@ class FakeBotApi:
 
     def last(self, chat_id: int) -> Stored:
         return self.sent_to(chat_id)[-1]
+
+    def add_file(self, data: bytes, file_name: str, mime_type: str = "application/octet-stream",
+                 *, file_size: int | None = None) -> dict:
+        """A file a user sent, kept under a new id; returns its `document` object (file_size may be told
+        otherwise than the data's length: Telegram's word is what the bot checks before downloading)."""
+        number = len(self.files) + 1
+        file_id = f"BQACAgIAAx-file-{number}"
+        extension = file_name.rsplit(".", 1)[-1] if "." in file_name else "bin"
+        self.files[file_id] = FakeFile(file_id, f"u{number}", data, f"documents/file_{number}.{extension}")
+        return {"file_id": file_id, "file_unique_id": f"u{number}", "file_name": file_name, "mime_type": mime_type,
+                "file_size": len(data) if file_size is None else file_size}
 
     def push(self, update: dict) -> dict:
         """Queue an update for getUpdates; it gets the next update_id."""
@@ -361,6 +392,15 @@ class FakeBotApi:
             return {"id": chat_id, "type": "private", "first_name": f"User {chat_id}"}
         return {"id": chat_id, "type": "supergroup", "title": f"Group {chat_id}"}
 
+    async def _download(self, request: web.Request) -> web.Response:
+        """GET /file/bot<token>/<file_path>: the file's bytes, as Telegram's file server serves them."""
+        path = request.match_info["path"]
+        found = next((file for file in self.files.values() if file.path == path), None)
+        if found is None:
+            return web.json_response({"ok": False, "error_code": 404, "description": "Not Found"}, status=404)
+        self.downloads.append(path)
+        return web.Response(body=found.data, content_type="application/octet-stream")
+
     def _message(self, stored: Stored) -> dict:
         body = {"message_id": stored.message_id, "date": int(time.time()), "chat": self._chat(stored.chat_id),
                 "from": BOT}
@@ -370,7 +410,10 @@ class FakeBotApi:
             if stored.html:
                 body["caption"] = visible_text(stored.html)
         elif stored.document is not None:
-            body["document"] = {"file_id": f"doc{stored.message_id}", "file_unique_id": f"d{stored.message_id}",
+            file_id = f"doc{stored.message_id}"
+            self.files.setdefault(file_id, FakeFile(file_id, f"d{stored.message_id}", stored.document,
+                                                    f"documents/sent_{stored.message_id}_{stored.filename}"))
+            body["document"] = {"file_id": file_id, "file_unique_id": f"d{stored.message_id}",
                                 "file_name": stored.filename, "file_size": len(stored.document)}
             if stored.html:
                 body["caption"] = visible_text(stored.html)
@@ -543,6 +586,16 @@ class FakeBotApi:
             raise ApiError(400, "Bad Request: MESSAGE_TOO_LONG")
         self.answered_queries.add(query_id)
         return True
+
+    async def api_getFile(self, params: dict) -> dict:
+        """A file's size and path for download; Telegram refuses an unknown id, and a file over 20 MB."""
+        found = self.files.get(str(params.get("file_id")))
+        if found is None:
+            raise ApiError(400, "Bad Request: invalid file_id")
+        if len(found.data) > 20 * 1024 * 1024:
+            raise ApiError(400, "Bad Request: file is too big")
+        return {"file_id": found.file_id, "file_unique_id": found.unique_id, "file_size": len(found.data),
+                "file_path": found.path}
 
     async def api_getChatMember(self, params: dict) -> dict:
         chat_id, user_id = params["chat_id"], params["user_id"]
