@@ -19,6 +19,7 @@ from adapters.discord.commands import add_commands
 from adapters.discord.delivery import DiscordPort
 from adapters.discord.errors import Flooding, on_app_command_error, refuse_unknown_component
 from adapters.discord.metrics import MeteredTree, count_rate_limits
+from adapters.discord.people import channel_ref
 from adapters.discord.translator import CatalogTranslator
 from adapters.discord.welcome import welcome_server
 from bot.app.config import Settings
@@ -119,8 +120,18 @@ class InterviewClient(discord.Client):
         log.info("connected to Discord as %s (%s)", self.user, self.user.id if self.user else "?")
 
     async def on_guild_join(self, guild: discord.Guild) -> None:
-        """Added to a server: one short welcome in its system channel, if the bot may post there."""
+        """Added to a server: one short welcome in its system channel, if the bot may post there; the decks
+        of its channels (if it was there before) stay."""
+        for channel in guild.channels:
+            await self.core.bot_joined_chat(channel_ref(channel))
         await welcome_server(self.core, guild)
+
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """Removed from a server (or the server is gone): its channels' decks are deleted in 30 days unless
+        the bot is back by then."""
+        log.info("removed from server %d", guild.id)
+        for channel in guild.channels:
+            await self.core.bot_left_chat(channel_ref(channel))
 
     async def answer_click(self, interaction: discord.Interaction, token: str) -> None:
         """An answer button was pressed (AnswerButton.callback): the core decides, the clicker is answered."""

@@ -30,3 +30,8 @@ def chat_ref(interaction: discord.Interaction, channel: discord.abc.Snowflake | 
     channel_id = target.id if target is not None else interaction.channel_id
     name = getattr(target, "name", None) or ""
     return ChatRef(PLATFORM, str(channel_id), "group", name, str(interaction.guild_locale or ""))
+
+
+def channel_ref(channel: discord.abc.GuildChannel) -> ChatRef:
+    """A server channel the bot was not asked anything in (it joined or left the server)."""
+    return ChatRef(PLATFORM, str(channel.id), "group", channel.name, str(channel.guild.preferred_locale or ""))

@@ -148,8 +148,10 @@ async def membership(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
             await core.stop_interview(user_ref(changed.from_user))
         else:
             await core.unsubscribe(chat)
+            await core.bot_left_chat(chat)  # its decks are deleted in 30 days unless the bot is back
     elif is_in and not was_in and chat.kind == "group":
         log.info("chat %d: the bot was added", changed.chat.id)
+        await core.bot_joined_chat(chat)
         await reply(update, context, group_welcome_message(await core.language(chat=chat)))
 
 

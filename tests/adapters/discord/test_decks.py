@@ -14,7 +14,8 @@ import pytest
 from aiohttp import web
 
 from tests.adapters.deck_files import FILES
-from tests.adapters.discord.harness import ADMIN, CHANNEL_ID, MEMBER, Discord, Request, last_message_id, user
+from tests.adapters.discord.harness import (ADMIN, CHANNEL_ID, GUILD_ID, MEMBER, Discord, Request, last_message_id,
+                                           settle, user)
 
 ADA, BOB, CEM = user(1, "Ada"), user(2, "Bob"), user(3, "Cem")
 _attachment_ids = itertools.count(960_000_000_000_000_001)
@@ -195,3 +196,16 @@ async def test_unknown_and_forged_names_get_a_polite_line(discord_, cdn) -> None
                                    ("export", {"name": "week-1", "format": "pdf"}, "exported as gift or csv")):
         assert expected in said(await deck(discord_, sub, ADA, **options))
     assert "is 1 to 32 characters" in said(await add(discord_, cdn, "Week 1!", "losses.csv", FILES["csv"].data))
+
+
+async def test_a_server_that_removes_the_bot_keeps_its_decks_30_days(discord_, cdn, core, clock, db) -> None:
+    await discord_.guild_create((CHANNEL_ID, "ml-study"))
+    await add(discord_, cdn, "week-1", "week-1.yaml", FILES["yaml"].data)
+    discord_.client._connection.parse_guild_delete({"id": str(GUILD_ID)})  # kicked: GUILD_DELETE, not unavailable
+    await settle()
+    clock.advance(29 * 86400)
+    await core.tick()
+    assert (await db.fetch_one("SELECT count(*) AS n FROM decks"))["n"] == 1, "kept for 30 days"
+    clock.advance(86400 + 60)
+    await core.tick()
+    assert (await db.fetch_one("SELECT count(*) AS n FROM decks"))["n"] == 0

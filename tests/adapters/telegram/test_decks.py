@@ -238,3 +238,25 @@ async def test_deck_is_in_the_group_menus_in_both_languages(group_bot: Harness) 
     assert len(groups) == 2 and all("deck" in menu for menu in groups)
     assert {menu["deck"].split(":")[0] for menu in groups} == {"Group decks", "Grup desteleri"}
     assert not any("deck" in menu for (scope, _), menu in menus.items() if "all_private_chats" in scope)
+
+
+async def test_a_group_that_removes_the_bot_keeps_its_decks_30_days(group_bot: Harness, clock) -> None:
+    await upload(group_bot, ALICE, "week-1", "week-1.yaml", FILES["yaml"].data)
+
+    async def membership(old: str, new: str) -> None:
+        bot_member = {"id": 4242, "is_bot": True, "first_name": "Interview Bot"}
+        await group_bot.process({"my_chat_member": {
+            "chat": GROUP, "from": ALICE, "date": int(time.time()),
+            "old_chat_member": {"status": old, "user": bot_member, "until_date": 0},
+            "new_chat_member": {"status": new, "user": bot_member, "until_date": 0}}})
+
+    await membership("member", "left")
+    clock.advance(29 * 86400)
+    await membership("left", "member")  # back within 30 days: the decks stay
+    clock.advance(2 * 86400)
+    await group_bot.core.tick()
+    assert await group_bot.count("decks") == 1
+    await membership("member", "kicked")
+    clock.advance(30 * 86400 + 60)
+    await group_bot.core.tick()
+    assert await group_bot.count("decks") == 0
