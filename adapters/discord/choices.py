@@ -1,5 +1,6 @@
-"""Autocomplete for slash-command options: topics from the bank and IANA time zones; a topic typed by its
-title (English or Turkish) instead of picked from the list is read as the topic it names."""
+"""Autocomplete for slash-command options: topics from the bank and the group decks the member may play
+(`deck:NAME`), deck names, and IANA time zones; a topic typed by its title (English or Turkish) instead of
+picked from the list is read as the topic it names."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from functools import cache
 import discord
 from discord import app_commands
 
+from adapters.discord.people import chat_ref, is_private, user_ref
 from adapters.discord.translator import language_of
 from bot.core import Core
+from bot.decks.names import TOPIC_PREFIX
 from bot.text.i18n import SUPPORTED
 
 CHOICES_MAX = 25  # Discord shows at most 25 autocomplete results
@@ -32,7 +35,8 @@ def _rank(current: str, *texts: str) -> int | None:
 
 
 async def topic(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-    """Topics whose name or label matches what was typed, labelled in the user's language."""
+    """Topics whose name or label matches what was typed, labelled in the user's language; then the decks
+    of this channel (in a DM: of the member's servers) as `deck:NAME`."""
     core = interaction.client.core  # type: ignore[attr-defined]
     language = language_of(interaction.locale) or "en"
     ranked = []
@@ -40,9 +44,34 @@ async def topic(interaction: discord.Interaction, current: str) -> list[app_comm
         rank = _rank(current, name, label)
         if rank is not None:
             ranked.append((rank, label, name))
+    for label, name in await _decks(interaction, core):
+        rank = _rank(current, name, label)
+        if rank is not None:
+            ranked.append((rank, label, name))
     ranked.sort()
-    return [app_commands.Choice(name=f"{label} ({name})"[:CHOICE_NAME_MAX], value=name)
+    return [app_commands.Choice(name=_shown(label, name)[:CHOICE_NAME_MAX], value=name)
             for _rank_, label, name in ranked[:CHOICES_MAX]]
+
+
+def _shown(label: str, name: str) -> str:
+    """A bank topic as its title and name; a deck as typed (its server beside it in a DM)."""
+    return label if name.startswith(TOPIC_PREFIX) else f"{label} ({name})"
+
+
+async def _decks(interaction: discord.Interaction, core: Core) -> list[tuple[str, str]]:
+    """(label, topic) of each deck the member may play here: this channel's, or in a DM their servers'."""
+    if is_private(interaction):
+        return [(f"{TOPIC_PREFIX}{name} · {chat.title}", f"{TOPIC_PREFIX}{name}")
+                for chat, name in await core.decks_for(user_ref(interaction))]
+    return [(f"{TOPIC_PREFIX}{name}", f"{TOPIC_PREFIX}{name}") for name in await core.deck_names(chat_ref(interaction))]
+
+
+async def deck_name(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """This channel's deck names matching what was typed."""
+    core = interaction.client.core  # type: ignore[attr-defined]
+    names = await core.deck_names(chat_ref(interaction))
+    ranked = sorted((rank, name) for name in names if (rank := _rank(current, name)) is not None)
+    return [app_commands.Choice(name=name, value=name) for _rank_, name in ranked[:CHOICES_MAX]]
 
 
 def topic_named(core: Core, typed: str | None) -> str | None:

@@ -17,6 +17,7 @@ import discord
 from discord import app_commands
 
 from adapters.common.uploads import too_large, too_large_text, unreadable_text
+from adapters.discord import choices
 from adapters.discord.people import chat_ref, user_ref
 from adapters.discord.places import server_only
 from adapters.discord.replies import defer, in_time, send, send_file, tell
@@ -84,6 +85,7 @@ async def list_(interaction: discord.Interaction) -> None:
 @deck.command(name="remove", description=text("discord.command.deck_remove"))
 @app_commands.rename(name=option("deck"))
 @app_commands.describe(name=about("deck"))
+@app_commands.autocomplete(name=choices.deck_name)
 @server_only()
 async def remove(interaction: discord.Interaction, name: app_commands.Range[str, 1, DECK_NAME_MAX]) -> None:
     """Remove a deck: the core asks to confirm with a button, whose click comes back as any button's."""
@@ -97,7 +99,8 @@ async def remove(interaction: discord.Interaction, name: app_commands.Range[str,
 @deck.command(name="export", description=text("discord.command.deck_export"))
 @app_commands.rename(name=option("deck"), fmt=option("format"))
 @app_commands.describe(name=about("deck"), fmt=about("format"))
-@app_commands.choices(fmt=[app_commands.Choice(name="GIFT", value="gift"), app_commands.Choice(name="CSV", value="csv")])
+@app_commands.choices(fmt=[app_commands.Choice(name=name, value=name.lower()) for name in ("GIFT", "CSV")])
+@app_commands.autocomplete(name=choices.deck_name)
 @server_only()
 async def export(interaction: discord.Interaction, name: app_commands.Range[str, 1, DECK_NAME_MAX],
                  fmt: str = "gift") -> None:

@@ -209,3 +209,19 @@ async def test_a_server_that_removes_the_bot_keeps_its_decks_30_days(discord_, c
     clock.advance(86400 + 60)
     await core.tick()
     assert (await db.fetch_one("SELECT count(*) AS n FROM decks"))["n"] == 0
+
+
+async def test_decks_are_offered_where_a_topic_or_a_deck_name_goes(discord_, cdn) -> None:
+    await add(discord_, cdn, "week-1", "week-1.yaml", FILES["yaml"].data)
+
+    async def offered(name: str, focused: str, typed: str, **where: Any) -> list[dict]:
+        [reply] = await discord_.autocomplete(name, ADA, focused, typed, **where)
+        assert reply.callback_type == 8
+        return reply.json["data"]["choices"]
+
+    assert await offered("quiz", "topic", "week", sub="start") == [{"name": "deck:week-1", "value": "deck:week-1"}]
+    assert await offered("interview", "topic", "deck:", dm=True) == [
+        {"name": "deck:week-1 · ml-study", "value": "deck:week-1"}], "a DM offers the member's servers' decks"
+    assert await offered("deck", "name", "w", sub="remove") == [{"name": "week-1", "value": "week-1"}]
+    [reply] = await discord_.autocomplete("interview", CEM, "topic", "deck:", dm=True)
+    assert reply.json["data"]["choices"] == [], "not Cem's server's deck"
