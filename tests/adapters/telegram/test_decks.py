@@ -10,7 +10,9 @@ import time
 
 import pytest
 
+from adapters.telegram.decks import DeckArgs, caption_args, deck_args
 from adapters.telegram.files import file_url_for, files_base
+from adapters.telegram.group import subscription_args
 from tests.adapters.deck_files import FILES
 from tests.adapters.telegram.conftest import ALICE, BOB, CAROL, GROUP, Harness, command, private
 from tests.adapters.telegram.fake_bot_api import FakeBotApi, Stored, visible_text
@@ -69,6 +71,31 @@ async def test_the_bot_downloads_from_the_fake_servers_file_url(group_bot: Harne
     await upload(group_bot, ALICE, "week-1", "losses.csv", FILES["csv"].data)
     assert [call["file_id"] for call in api.calls_of("getFile")] == ["BQACAgIAAx-file-1"]
     assert api.downloads == ["documents/file_1.csv"]
+
+
+@pytest.mark.parametrize(("args", "parsed"), [
+    (["add", "week-1"], DeckArgs("add", "week-1")),
+    (["ADD", "deck:week-1"], DeckArgs("add", "week-1")),
+    (["export", "week-1", "CSV"], DeckArgs("export", "week-1", "csv")),
+    (["export", "week-1@-100123"], DeckArgs("export", "week-1@-100123")),
+    (["list"], DeckArgs("list")),
+    (["list", "x"], None), (["export", "a", "pdf"], None), (["remove"], None), ([], None),
+])
+def test_deck_arguments(args: list[str], parsed: DeckArgs | None) -> None:
+    assert deck_args(args) == parsed
+
+
+def test_a_caption_is_a_deck_command_only_for_this_bot() -> None:
+    assert caption_args("/deck add week-1", "interview_test_bot") == ["add", "week-1"]
+    assert caption_args("/deck@Interview_Test_Bot add x\n", "interview_test_bot") == ["add", "x"]
+    assert caption_args("/deck@other_bot add x", "interview_test_bot") is None
+    assert caption_args("/decks add x", "interview_test_bot") is None
+
+
+def test_a_deck_topic_is_not_read_as_a_time_zone(core) -> None:
+    assert subscription_args(core, ["09:00", "deck:week-1"]) == ("09:00", "UTC", "deck:week-1", None)
+    assert subscription_args(core, ["09:00", "Europe/Istanbul", "deck:week-1", "poll"]) == \
+        ("09:00", "Europe/Istanbul", "deck:week-1", True)
 
 
 # --- refusals before any download ---------------------------------------------------------------------
