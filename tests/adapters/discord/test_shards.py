@@ -1,4 +1,10 @@
-"""--shard-count and --shard-ids: one process runs some of a sharded bot's gateway shards."""
+"""--shard-count and --shard-ids: one process runs some of a sharded bot's gateway shards.
+
+The bot runs as real processes against a local Discord that shards as Discord does
+(tests/adapters/discord/fake_discord.py): one process with both shards, two processes with one each
+on one PostgreSQL store (each server's daily question posted once, by the process running its shard),
+a dropped shard that resumes and gets the click sent meanwhile, and shard options the gateway refuses.
+In process, with the clock moved: which daily posts and reveals a process holding some shards takes."""
 
 from __future__ import annotations
 
