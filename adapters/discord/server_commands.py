@@ -31,13 +31,16 @@ def core_of(interaction: discord.Interaction) -> Core:
 
 
 @app_commands.command(name="daily", description=text("discord.command.daily"))
+@app_commands.rename(topic=option("topic"))
+@app_commands.describe(topic=about("topic"))
+@app_commands.autocomplete(topic=choices.topic)
 @server_only(manage_guild=True)
-async def daily(interaction: discord.Interaction) -> None:
-    """Post a daily question in this channel now."""
+async def daily(interaction: discord.Interaction, topic: str | None = None) -> None:
+    """Post a daily question in this channel now (from `topic`, a bank topic or deck:NAME, when given)."""
     core, chat = core_of(interaction), chat_ref(interaction)
     await defer(interaction, ephemeral=True)  # posting goes through the store and Discord's HTTP API
     language = await core.language(user_ref(interaction), chat)
-    posted = await core.post_daily_now(chat)
+    posted = await core.post_daily_now(chat, topic=choices.topic_named(core, topic))
     channel = f"<#{chat.platform_id}>"
     await tell(interaction, t(language, "discord.daily_posted" if posted else "discord.daily_failed", channel=channel))
     log.info("channel %s: /daily by user %s: %s", chat.platform_id, interaction.user.id, "posted" if posted else "failed")

@@ -150,13 +150,14 @@ async def test_each_format_is_read_from_an_attachment_and_its_broken_twin_names_
 
 async def test_a_deck_is_played_replaced_exported_and_removed(discord_, cdn, recorder, core, db) -> None:
     await add(discord_, cdn, "week-1", "losses.csv", FILES["csv"].data)
+    await discord_.command("daily", ADA, permissions=ADMIN, topic="deck:week-1")  # before any subscription
     [confirmation] = await discord_.command("subscribe", ADA, permissions=ADMIN, time="09:00", topic="deck:week-1")
     assert "Done: a daily question at 09:00 (UTC)" in confirmation.text()
     await discord_.command("daily", ADA, permissions=ADMIN)
     await discord_.command("quiz", BOB, sub="start", topic="deck:week-1", questions=3)
     await core.quiz.run_due()
     rows = await db.fetch_all("SELECT question_id FROM asked_questions ORDER BY id")
-    assert len(rows) == 2 and all(row["question_id"].startswith("deck.") for row in rows), "daily and quiz: the deck's"
+    assert len(rows) == 3 and all(row["question_id"].startswith("deck.") for row in rows), "daily and quiz: the deck's"
 
     replaced = said(await add(discord_, cdn, "week-1", "optimisers.gift", FILES["gift"].data))
     assert replaced.startswith("deck `week-1`: 3 questions") and "replaces the earlier deck" in replaced

@@ -183,12 +183,12 @@ async def deck_question_ids(bot: Harness) -> list[str]:
 
 async def test_a_deck_is_played_in_a_daily_post_and_a_quiz_round(group_bot: Harness, api: FakeBotApi) -> None:
     await upload(group_bot, ALICE, "optimisers", "optimisers.gift", FILES["gift"].data)
+    await group_bot.command(ALICE, GROUP, "/daily deck:optimisers poll")  # before any subscription
+    assert api.calls_of("sendPoll"), "the deck's question as a quiz poll"
     await group_bot.command(ALICE, GROUP, "/subscribe 09:00 deck:optimisers")
     assert api.last(GROUP_ID).html.startswith("Done: a daily question at 09:00 (UTC)")
     await group_bot.command(ALICE, GROUP, "/daily")
     assert "Daily question" in api.last(GROUP_ID).html
-    await group_bot.command(ALICE, GROUP, "/daily deck:optimisers poll")
-    assert api.calls_of("sendPoll"), "the deck's question as a quiz poll"
     [first, second] = await deck_question_ids(group_bot)
     assert first.startswith("deck.") and second.startswith("deck."), "both from the deck, not the bank"
 
