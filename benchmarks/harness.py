@@ -12,6 +12,7 @@ import gc
 import importlib
 import json
 import os
+import resource
 import sys
 import time
 import traceback
@@ -35,6 +36,8 @@ class Outcome:
     result: dict[str, Any]
     error: str | None
     elapsed_s: float
+    cpu_s: float  # this process and its finished children: what the run cost whatever else the machine did
+    load: float | None  # the 1-minute load average as it ended
 
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -57,7 +60,7 @@ def selected_modules(only: list[str] | None) -> list[str]:
 def run_one(path: str, quick: bool) -> Outcome:
     """Import and run one benchmark; any exception becomes the outcome's error."""
     name = path.rsplit(".", 1)[1]
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), cpu_seconds()
     figures: tuple[Figure, ...] = ()
     try:
         module: ModuleType = importlib.import_module(path)
@@ -70,11 +73,28 @@ def run_one(path: str, quick: bool) -> Outcome:
         result, error = {}, traceback.format_exc()
         print(error, file=sys.stderr)
     gc.collect()
-    elapsed = time.perf_counter() - started
-    result = {**result, "elapsed_s": round(elapsed, 2)}
+    elapsed, cpu = time.perf_counter() - started, cpu_seconds() - cpu_started
+    result = {**result, "elapsed_s": round(elapsed, 2), "cpu_s": round(cpu, 2)}
     if error:
         result["error"] = error
-    return Outcome(name, figures, result, error, elapsed)
+    load = load_average()
+    print(f"{name}: {elapsed:.1f} s ({cpu:.1f} s CPU, load {load})", file=sys.stderr, flush=True)
+    return Outcome(name, figures, result, error, elapsed, cpu, load)
+
+
+def cpu_seconds() -> float:
+    """User + system CPU of this process and its waited-for children (the bot processes, the fake servers,
+    PostgreSQL): less sensitive to a shared machine's load than wall time."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def load_average() -> float | None:
+    """The 1-minute load average, beside each duration: on a shared machine it says how far to trust it."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
 
 
 def shown_figures(outcome: Outcome) -> tuple[Figure, ...]:
@@ -121,12 +141,20 @@ def render_notes(outcomes: list[Outcome]) -> str:
     return "\n".join(parts)
 
 
+def render_durations(outcomes: list[Outcome]) -> str:
+    """One line: each benchmark's wall time and CPU time, so a run that grew says which part grew."""
+    return "durations: " + ", ".join(f"{o.name} {o.elapsed_s:.0f} s ({o.cpu_s:.0f} s CPU)" for o in outcomes)
+
+
 def document(outcomes: list[Outcome], rows: list[dict[str, Any]], quick: bool, elapsed: float) -> dict[str, Any]:
     """The JSON: machine and run settings, each benchmark's raw figures, and the goal verdicts."""
     produced = {row["key"] for row in rows if row["value"] is not None}
     data: dict[str, Any] = {
         "meta": {"quick": quick, "scale": scale(), "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                  "elapsed_s": round(elapsed, 2), "machine": machine(),
+                 "duration_s": {outcome.name: round(outcome.elapsed_s, 2) for outcome in outcomes},
+                 "cpu_s": {outcome.name: round(outcome.cpu_s, 2) for outcome in outcomes},
+                 "load_average": {outcome.name: outcome.load for outcome in outcomes},
                  "missing_required_keys": [key for key in REQUIRED_KEYS
                                            if key not in produced
                                            and lookup({o.name: o.result for o in outcomes}, key) is None]},
@@ -157,5 +185,6 @@ def main(argv: list[str] | None = None) -> int:
         arguments.json.parent.mkdir(parents=True, exist_ok=True)
         arguments.json.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
         print(f"figures written to {arguments.json}")
+    print("\n" + render_durations(outcomes))
     print(f"total {data['meta']['elapsed_s']:.1f} s ({'quick' if arguments.quick else 'full'}, scale {scale():g})")
     return 1 if any(outcome.error for outcome in outcomes) else 0
