@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from benchmarks.broadcast import TELEGRAM_LIMIT, chat_ids, subscribe_all, the_minute
+from benchmarks.broadcast import TELEGRAM_LIMIT, chat_ids, polling_from, ready_ahead, subscribe_all, the_minute, the_moment
 from benchmarks.fake_telegram import ROOT, ServerProcess
 from benchmarks.figures import Figure
 from benchmarks.flood import first_reply_after
@@ -38,6 +38,8 @@ NAME = "storm"
 CHATS_QUICK, CHATS_FULL = 2_000, 10_000
 PEOPLE = 4  # people in DM interviews during the broadcast
 CLICK_GAP_S = 2.0  # each person answers two seconds after the last reply came (a quick reader)
+INTERVIEWS_AHEAD_S = 8  # the interviews begin this long before the posts are due
+LEAD_SECONDS = INTERVIEWS_AHEAD_S + 8  # from the process's start to the posts' instant
 FIRST_PERSON = 6_100_001
 TOPIC = "distributed-strategies-sync"
 FIGURES = (
@@ -99,10 +101,14 @@ async def storm(server: ServerProcess, folder: Path, count: int, tree: Path, cat
 
     With `catch_up` (tiny smoke runs) the minute is the one just begun: the bot posts at start, as after a
     restart within the grace window, and nobody waits for the next minute."""
-    minute = datetime.now(timezone.utc).replace(second=0, microsecond=0) if catch_up else the_minute()
+    shipped = tree == ROOT  # an older tree's store is written by its own code, which computes the instant at start
+    if catch_up:
+        minute = datetime.now(timezone.utc).replace(second=0, microsecond=0)
+    else:
+        minute = the_moment(LEAD_SECONDS) if shipped else the_minute()
     path = folder / f"storm-{tree.name}-{count}.sqlite3"
-    if tree == ROOT:
-        await subscribe_all(path, count, minute)
+    if shipped:
+        await subscribe_all(path, count, minute, scheduled=not catch_up)
     else:  # the baseline's own code writes its store, at its own schema version
         script = ("import asyncio, sys, datetime; from benchmarks.broadcast import subscribe_all; "
                   "asyncio.run(subscribe_all(sys.argv[1], int(sys.argv[2]), "
@@ -124,7 +130,8 @@ async def storm(server: ServerProcess, folder: Path, count: int, tree: Path, cat
         minute_mono = time.monotonic() + (minute.timestamp() - time.time())
         deadline = minute_mono + count / TELEGRAM_LIMIT * 2 + 60
         try:
-            await asyncio.sleep(max(0.0, minute_mono - time.monotonic() - 8))  # interviews begin before the minute
+            ready = await polling_from(server, process, minute_mono - INTERVIEWS_AHEAD_S)
+            await asyncio.sleep(max(0.0, minute_mono - time.monotonic() - INTERVIEWS_AHEAD_S))
             samples: list[tuple[float, float | None]] = []
             clicking = [asyncio.create_task(candidate(server, user_id, deadline, samples)) for user_id in people]
             sends: dict[str, Any] = {"sent": [], "rejected": []}
@@ -160,6 +167,7 @@ async def storm(server: ServerProcess, folder: Path, count: int, tree: Path, cat
         "rate_over_limit_all_sends": round(len([1 for at, _ in sends["sent"] if minute_mono <= at <= last]) / span
                                            / TELEGRAM_LIMIT, 3) if span > 0 else 0.0,
         "http_429": len(sends["rejected"]), "seconds_from_minute": round(span, 2),
+        "polling_s_before_posts_due": ready_ahead(ready, minute_mono),
         "tracebacks_in_log": log_path.read_text(encoding="utf-8", errors="replace").count("Traceback"),
     }
 
