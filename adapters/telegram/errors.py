@@ -26,8 +26,9 @@ def describe(update: object) -> str:
     chat = update.effective_chat.id if update.effective_chat else "-"
     if update.callback_query is not None:
         kind = f"click {(update.callback_query.data or '')[:64]!r}"
-    elif update.effective_message is not None and update.effective_message.text:
-        kind = f"message {(update.effective_message.text.split() or [''])[0][:40]!r}"
+    elif update.effective_message is not None and (update.effective_message.text or update.effective_message.caption):
+        typed = update.effective_message.text or update.effective_message.caption or ""  # a file's caption: /deck
+        kind = f"message {(typed.split() or [''])[0][:40]!r}"
     else:
         kind = "update"
     return f"update {update.update_id} ({kind}) from user {user} in chat {chat}"

@@ -251,6 +251,12 @@ async def test_the_dm_lists_the_decks_of_the_persons_groups(group_bot: Harness, 
         "Decks of your groups: deck:week-1 (ML study group). Start one with /interview deck:NAME."
     await group_bot.command(ALICE, private(ALICE), "/deck list")
     assert "week-1" in shown(api.last(ALICE["id"])) and "ML study group" in shown(api.last(ALICE["id"]))
+    await group_bot.command(ALICE, private(ALICE), "/deck export week-1")
+    [sent] = api.calls_of("sendDocument")
+    assert sent["chat_id"] == ALICE["id"] and sent["filenames"]["document"] == "week-1.gift"
+    await group_bot.command(CAROL, private(CAROL), "/deck export week-1")
+    assert shown(api.last(CAROL["id"])).startswith("There is no deck week-1 here.")
+    assert len(api.calls_of("sendDocument")) == 1, "not a deck of Carol's groups"
     await group_bot.command(ALICE, private(ALICE), "/interview deck:week-1 2")
     assert (await deck_question_ids(group_bot))[-1].startswith("deck.")
 
