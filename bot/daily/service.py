@@ -191,11 +191,11 @@ class DailyService:
         for subscription in due:
             schedule, record = schedule_of(subscription), chats.get(subscription.chat_id)
             moment = subscription.next_post_at or now
+            if record is not None and not sends_here(self.ports.get(record.platform), record.address, now - moment):
+                continue  # another process's chat (a shard it runs): left due for it
             advanced.append((subscription.chat_id, schedule.next_after(max(now, moment)) if schedule else None))
             if schedule is None or record is None:
                 continue
-            if record is not None and not sends_here(self.ports.get(record.platform), record.address, now - moment):
-                continue  # another process's chat (a shard it runs): left due for it
             if now <= moment + self.grace.total_seconds():
                 work.append((record.platform, (record, subscription, schedule.local_day(moment))))
             else:
