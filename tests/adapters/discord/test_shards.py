@@ -25,9 +25,9 @@ from adapters.discord.delivery import DiscordPort
 from adapters.platform_commands import shard_options
 from bot.bank import load_bank
 from bot.core import ChatRef, Core
+from bot.port import UNOWNED_AFTER_S
 from bot.schedule.clock import SystemClock
 from bot.store import Database
-from bot.port import UNOWNED_AFTER_S
 from tests.adapters.discord.fake_discord import FakeDiscord, Guild, guild_create, guilds_over_shards
 from tests.adapters.discord.harness import BOT_USER, Recorder
 from tests.reliability.support import FIXTURE_BANK, REPO, eventually
