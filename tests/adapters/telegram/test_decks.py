@@ -66,6 +66,26 @@ def test_an_explicit_file_url_wins_and_telegram_keeps_its_default() -> None:
     assert files_base(None, None) is None
 
 
+def test_the_file_url_option_and_variable_reach_the_bot(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    from pathlib import Path
+
+    from adapters.platform_commands import _telegram_options, add_platform_parsers
+    from bot.app.config import Settings
+
+    parser = argparse.ArgumentParser()
+    add_platform_parsers(parser.add_subparsers())
+
+    def file_url(*args: str) -> str | None:
+        return _telegram_options(parser.parse_args(["telegram", *args]), Settings(Path("x.sqlite3")))["base_file_url"]
+
+    assert file_url("--base-file-url", "http://files.example/file/bot") == "http://files.example/file/bot"
+    monkeypatch.setenv("TELEGRAM_BASE_FILE_URL", "http://env.example/file/bot")
+    assert file_url() == "http://env.example/file/bot"
+    monkeypatch.delenv("TELEGRAM_BASE_FILE_URL")
+    assert file_url() is None
+
+
 async def test_the_bot_downloads_from_the_fake_servers_file_url(group_bot: Harness, api: FakeBotApi) -> None:
     assert group_bot.application.bot.base_file_url == f"{api.file_url}{api.token}"
     await upload(group_bot, ALICE, "week-1", "losses.csv", FILES["csv"].data)
