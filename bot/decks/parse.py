@@ -69,11 +69,6 @@ def _line(problem: str, name: str) -> str:
     return rest.lstrip(": ")
 
 
-def _order(problem: str) -> int:
-    found = re.match(r"^(?:line|question) (\d+):", problem)
-    return int(found.group(1)) if found else 0
-
-
 def _field(field: str) -> str:
     """`x-003.options[2].en` -> `options[2]`: the part of a question a person wrote."""
     part = field.split(".", 1)[1] if "." in field else field
@@ -96,8 +91,7 @@ def _from_reader(fmt: str, data: bytes, name: str, language: str) -> list[Questi
             imported = reader.read(data, name, language)
         except FormatError as error:
             raise every_problem(error, target, name) from error
-        if len(imported) > DECK_MAX_QUESTIONS:
-            return imported  # type: ignore[return-value]  # counted by the caller: one line says it
+        _count(len(imported), language)  # before the validator reads 10,000 of them
         text = build_topic_file(imported, target)
     except FormatError as error:
         raise DeckRefused([_line(problem, name) for problem in error.problems]) from error
@@ -136,10 +130,14 @@ def parse_deck(filename: str, data: bytes, language: str) -> tuple[str, list[Que
         questions = _from_yaml(text, name)
     else:
         questions = _from_reader(fmt, data, name, language)
-    if len(questions) > DECK_MAX_QUESTIONS:
-        raise DeckRefused([t(language, "deck.too_many", count=len(questions), limit=DECK_MAX_QUESTIONS)])
+    _count(len(questions), language)
     _same_twice(questions)
     return fmt, questions
+
+
+def _count(count: int, language: str) -> None:
+    if count > DECK_MAX_QUESTIONS:
+        raise DeckRefused([t(language, "deck.too_many", count=count, limit=DECK_MAX_QUESTIONS)])
 
 
 def _same_twice(questions: list[Question]) -> None:
