@@ -21,6 +21,7 @@ from adapters.common.uploads import too_large
 log = logging.getLogger(__name__)
 API_PATH = "/bot"
 FILE_PATH = "/file/bot"
+PUBLIC_API_FILE_MAX = 20 * 1024 * 1024  # getFile on api.telegram.org hands out files up to 20 MB
 
 
 def file_url_for(base_url: str) -> str | None:
@@ -57,8 +58,8 @@ async def download(bot: Bot, document: Document) -> Received:
         file = await bot.get_file(document.file_id)
     except TelegramError as error:  # "file is too big" (over 20 MB on the public API), an expired id
         log.info("getFile for a document failed: %s", error)
-        if "too big" in str(error).lower():
-            raise FileRefused("too_large", document.file_size) from error
+        if "too big" in str(error).lower():  # then it is over the public API's 20 MB
+            raise FileRefused("too_large", document.file_size or PUBLIC_API_FILE_MAX) from error
         raise FileRefused("unreadable") from error
     if too_large(file.file_size):
         raise FileRefused("too_large", file.file_size)

@@ -136,6 +136,17 @@ async def test_a_file_whose_size_telegram_tells_only_at_getfile_is_not_downloade
     assert len(api.calls_of("getFile")) == 1 and api.downloads == []
 
 
+async def test_a_file_telegram_will_not_hand_out_gets_one_line(group_bot: Harness, api: FakeBotApi) -> None:
+    huge = api.add_file(b"x" * (20 * 1024 * 1024 + 1), "huge.csv")
+    del huge["file_size"]
+    await group_bot.process(sent_file(ALICE, GROUP, huge, "/deck add huge"))
+    assert "a deck file may be at most 1 MB. I did not download it." in api.last(GROUP_ID).html
+    gone = {**api.add_file(b"stem,options,key\n", "gone.csv"), "file_id": "an-expired-id"}
+    await group_bot.process(sent_file(ALICE, GROUP, gone, "/deck add gone"))
+    assert api.last(GROUP_ID).html == "I could not get that file from the chat. Please send it again."
+    assert api.downloads == [] and await group_bot.count("decks") == 0
+
+
 async def test_a_member_may_not_add_a_deck(group_bot: Harness, api: FakeBotApi) -> None:
     await upload(group_bot, BOB, "week-1", "week-1.yaml", FILES["yaml"].data)
     assert group_bot.api.last(GROUP_ID).html == "Bunu yalnızca grubun yöneticileri yapabilir."
