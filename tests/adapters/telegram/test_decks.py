@@ -159,6 +159,9 @@ async def test_usage_no_file_and_a_private_chat(group_bot: Harness) -> None:
         assert group_bot.api.last(GROUP_ID).html.startswith("Usage: /deck add NAME"), text
     await group_bot.command(ALICE, GROUP, "/deck add week-1")
     assert "as its caption, or reply to a file" in group_bot.api.last(GROUP_ID).html
+    for text in ("/daily deck:week-1 sync-basics", "/daily now", "/daily poll poll"):
+        await group_bot.command(ALICE, GROUP, text)
+        assert group_bot.api.last(GROUP_ID).html.startswith("Usage: /daily [topic] [poll]"), text
     await group_bot.command(ALICE, private(ALICE), "/deck remove week-1")
     assert group_bot.api.last(ALICE["id"]).html.startswith("Decks belong to a group")
     document = group_bot.api.add_file(FILES["csv"].data, "losses.csv")
