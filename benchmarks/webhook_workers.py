@@ -82,7 +82,6 @@ POST_IN_TREE = """
 import asyncio, json, sys
 import aiohttp
 from benchmarks.fake_telegram import ServerProcess
-from benchmarks.pg_proxy import ProxyProcess
 from benchmarks.webhook_workers import post_question
 
 async def main():
@@ -121,6 +120,11 @@ async def post_questions(server: ServerProcess, store: str, groups: list[int]) -
     return messages
 
 
+def tree_environment(tree: Path, extra: dict[str, str]) -> dict[str, str]:
+    """This process's environment plus `extra`, with `tree` first on the import path when it is another tree."""
+    return {**os.environ, **extra, **({"PYTHONPATH": str(tree)} if tree != ROOT else {})}
+
+
 async def post_questions_in(tree: Path, server: ServerProcess, store: str, groups: list[int]) -> list[dict[str, Any]]:
     """post_question for each group by `tree`'s own code (its migrations write the database): in this
     process for this tree, in one process of its own for another."""
@@ -128,7 +132,7 @@ async def post_questions_in(tree: Path, server: ServerProcess, store: str, group
         return await post_questions(server, store, groups)
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-c", POST_IN_TREE, server.base_url, server.control, store, *map(str, groups), cwd=tree,
-        env={**os.environ, "PYTHONPATH": str(tree)}, stdout=asyncio.subprocess.PIPE)
+        env=tree_environment(tree, {}), stdout=asyncio.subprocess.PIPE)
     output, _ = await process.communicate()
     if process.returncode != 0:
         raise RuntimeError(f"posting the questions with {tree} failed ({process.returncode})")
@@ -149,11 +153,9 @@ def click_updates(message: dict[str, Any], group_id: int, first_user: int, count
 async def start_workers(server: ServerProcess, store: str, count: int, log: Path,
                         tree: Path = ROOT) -> list[tuple[asyncio.subprocess.Process, int]]:
     """`count` webhook workers of `tree` on `store`, each on a port of its own, once all of them listen."""
-    environment = {**os.environ, "TELEGRAM_BOT_TOKEN": server.token, "INTERVIEW_BOT_DB": store,
-                   "INTERVIEW_BOT_LOG_LEVEL": "WARNING"}
+    environment = tree_environment(tree, {"TELEGRAM_BOT_TOKEN": server.token, "INTERVIEW_BOT_DB": store,
+                                          "INTERVIEW_BOT_LOG_LEVEL": "WARNING"})
     environment.pop("INTERVIEW_BOT_CONFIG", None)
-    if tree != ROOT:
-        environment["PYTHONPATH"] = str(tree)
     workers = []
     with log.open("ab") as output:
         for _ in range(count):
@@ -236,6 +238,16 @@ class Trees:
     def __init__(self) -> None:
         baseline = os.environ.get(BASELINE_VARIABLE)
         self.labelled = [("current", ROOT)] + ([("baseline", Path(baseline).resolve())] if baseline else [])
+        for _, tree in self.labelled:
+            self.check_code(tree)
+
+    @staticmethod
+    def check_code(tree: Path) -> None:
+        """Processes started for `tree` import its own bot and adapters (not the installed checkout's)."""
+        found = subprocess.run([sys.executable, "-c", "import adapters, bot; print(bot.__file__, adapters.__file__)"],
+                               cwd=tree, env=tree_environment(tree, {}), capture_output=True, text=True, check=True)
+        if not all(Path(path).resolve().is_relative_to(tree) for path in found.stdout.split()):
+            raise RuntimeError(f"processes started in {tree} import code from elsewhere: {found.stdout.strip()}")
 
     @staticmethod
     def commit(tree: Path) -> str:
