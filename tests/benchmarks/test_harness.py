@@ -150,3 +150,28 @@ def test_percentile_is_nearest_rank_and_table_renders() -> None:
     assert percentile(list(range(1, 201)), 0.95) == 190
     table = render_table([{"benchmark": "b", "figure": "f", "value": 1.5, "unit": " s", "goal": "<= 1 s", "met": False}])
     assert "NO" in table.splitlines()[-1]
+
+
+def test_each_benchmark_reports_its_wall_and_cpu_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A quick run that grew says which benchmark grew: wall time, and CPU time that counts the processes a
+    benchmark starts (a child spinning for a while), less sensitive than wall time to a shared machine."""
+    from benchmarks.harness import document, run_one
+
+    (tmp_path / "spinning_benchmarks").mkdir()
+    (tmp_path / "spinning_benchmarks" / "__init__.py").write_text("")
+    (tmp_path / "spinning_benchmarks" / "spinning.py").write_text(
+        "import subprocess, sys\n"
+        "NAME = 'spinning'\n"
+        "async def run(quick):\n"
+        "    subprocess.run([sys.executable, '-c', 'import time\\nend = time.process_time() + 0.3\\n"
+        "while time.process_time() < end: pass'], check=True)\n"
+        "    return {'quick': quick}\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    outcome = run_one("spinning_benchmarks.spinning", quick=True)
+    assert outcome.error is None and outcome.name == "spinning"
+    assert outcome.cpu_s >= 0.25, "the child's CPU is counted"
+    assert outcome.elapsed_s >= outcome.cpu_s * 0.5
+    meta = document([outcome], [], quick=True, elapsed=outcome.elapsed_s)["meta"]
+    assert meta["duration_s"] == {"spinning": round(outcome.elapsed_s, 2)}
+    assert meta["cpu_s"] == {"spinning": round(outcome.cpu_s, 2)}
+    assert set(meta["load_average"]) == {"spinning"}
