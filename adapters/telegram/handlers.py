@@ -38,7 +38,9 @@ def interview_filters(args: list[str]) -> InterviewFilters | None:
     seconds: int | None = None
     sure = False
     for arg in args:
-        if arg.lower() in SURE_WORDS and not sure:
+        if arg.lower() in SURE_WORDS:
+            if sure:
+                return None
             sure = True
         elif NUMBER.fullmatch(arg) and count is None:
             count = int(arg)

@@ -86,10 +86,12 @@ async def test_the_length_menu_tick_in_turkish(bot: Harness) -> None:
     assert 5 <= answered < 30 and early and int(early.group(1)) == answered
 
 
-async def test_emin_is_sure_and_a_tick_on_a_short_length_is_refused(bot: Harness) -> None:
+async def test_emin_is_sure_twice_is_usage_and_forged_ticks_are_refused(bot: Harness) -> None:
     await bot.command(BOB, private(BOB), f"/interview emin {TOPIC} 30")
     answered, report = await _answer_until_the_report(bot, BOB, True)
     assert 5 <= answered < 30 and ENDED_EARLY_TR.search(report)
+    await bot.command(ALICE, private(ALICE), "/interview sure 30 emin")
+    assert bot.api.last(ALICE["id"]).html.startswith("Usage: /interview [topic] [count] [sure]")
     await bot.command(ALICE, private(ALICE), "/interview")
     menu = bot.api.last(ALICE["id"])
     for data in ("m:c:0:0:3:s", "m:c:0:0:30", "m:t:0:s", "m:l:0:0:s:s"):  # forged: not what a menu offers
