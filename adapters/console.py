@@ -76,8 +76,8 @@ def add_console_parser(commands: argparse._SubParsersAction) -> None:
                          help="each question chosen at your current level (the default unless --difficulty "
                               "or --seed is given)")
     console.add_argument("--stop-when-sure", action="store_true",
-                         help="an adaptive interview may end before --count (after at least 5 answers) once "
-                              "every topic's level is at least 90%% sure")
+                         help="end before --count (after at least 5 answers) once every topic's level is at "
+                              "least 90%% sure; --count is then the most it asks (adaptive or pinned level)")
     console.add_argument("--seniority", choices=SENIORITIES, help="only this seniority")
     console.add_argument("--time-limit", type=int, metavar="SECONDS", help="seconds per question (default: none)")
     console.add_argument("--lang", choices=("tr", "en"), help="language (default: from LANG, else English)")
