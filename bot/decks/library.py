@@ -110,13 +110,15 @@ class Library(Bank):
         return found
 
     async def ready_ids(self, question_ids: Iterable[str]) -> None:
-        """Load the decks these question ids belong to, where this worker holds none of them yet (an id's
-        content never changes, so a held version answers it; a removed deck answers nothing)."""
+        """Hold the current version of the decks these question ids belong to (one read each; none for bank
+        ids): a deck removed meanwhile, by any worker, answers nothing here either."""
         for deck_id in sorted({deck_of_question(qid) for qid in question_ids} - {None}):  # type: ignore[type-var]
-            if deck_id not in self._decks:
-                row = await store.deck_by_id(self.db, deck_id)
-                if row is not None:
-                    await self.ready_chat(row.chat_id)
+            row = await store.deck_by_id(self.db, deck_id)
+            held = self._decks.get(deck_id)
+            if row is None:
+                self.drop(deck_id)
+            elif held is None or held.version != row.version:
+                await self.ready_chat(row.chat_id)
 
     async def ready_topic(self, topic: str | None) -> LoadedDeck | None:
         """The deck behind an internal deck topic, current; None for a bank topic or a removed deck."""

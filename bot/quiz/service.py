@@ -22,6 +22,7 @@ from bot.asking.poll import quiz_poll
 from bot.bank.loader import Bank
 from bot.caller import Caller, chat_language, resolve
 from bot.decks.library import ready_ids
+from bot.decks.names import deck_of_question
 from bot.domain import LETTERS, AskedQuestion, RecordedAnswer, UserRef
 from bot.errors import AnswerRefused, UserError
 from bot.learner.items import Item
@@ -213,8 +214,12 @@ class QuizService:
         elif round_.asked >= round_.total:
             await self._end(round_, record, port, "finished")
         else:
-            await ready_ids(self.bank, round_.question_ids[round_.asked:round_.asked + 1])  # a deck's: loaded here
-            question = self.bank.get(round_.question_ids[round_.asked]) or self.rng.choice(
+            following = round_.question_ids[round_.asked]
+            await ready_ids(self.bank, [following])  # a group deck's: its current version (or none: removed)
+            if self.bank.get(following) is None and deck_of_question(following) is not None:
+                await self._end(round_, record, port, "stopped")  # its deck was removed: no more of it is asked
+                return
+            question = self.bank.get(following) or self.rng.choice(
                 list(self.bank.questions.values()))  # a question gone from the bank since: another one
             asked_id = await rounds.ask_next(self.db, round_, question.id, shuffled_options(question, self.rng), now)
             await self._send(await rounds.get_round(self.db, round_.id) or round_, record, port, asked_id)

@@ -208,3 +208,18 @@ async def test_a_chat_that_removed_the_bot_loses_its_decks_after_thirty_days(cor
     await core.tick()
     assert "no decks yet" in render_plain(await core.deck_list(GROUP, ADA))
     assert "deck:week" in render_plain(await core.deck_list(OTHER, ADA))
+
+
+async def test_a_quiz_round_on_a_removed_deck_stops_asking_it(core, clock, port) -> None:
+    await add(core, GIFT)
+    await core.start_quiz(ADA, GROUP, "deck:week", 3, 10)
+    await core.quiz.run_due()
+    assert any(stem in render_plain(port.sent[-1][1]) for stem in STEMS)
+    question = await core.deck_remove(ADA, GROUP, "week", is_admin=True)
+    assert (await core.click(ADA, GROUP, question.buttons[0][0].token)).refused is None
+    for _ in range(3):
+        clock.advance(11)
+        await core.quiz.run_due()
+    shown = [render_plain(message) for _, message in port.sent]
+    assert "Quiz stopped after 1 of 3" in shown[-1], shown[-1]
+    assert sum(1 for text in shown if any(stem in text for stem in STEMS)) == 1, "no deck question after removal"
