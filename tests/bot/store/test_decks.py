@@ -111,3 +111,26 @@ async def test_two_workers_see_a_replace_at_their_next_check(db_path) -> None:
         assert len(two.select((f"deck.{deck.id}",))) == 3 and list(two.questions) == [], "iteration is the bank's"
         await store.delete_deck(first, deck.id)
         assert await two.ready_chat(chat) == [] and two.select((f"deck.{deck.id}",)) == []
+
+
+async def test_uploads_at_once_never_pass_the_limit(db_path) -> None:
+    """Eight workers adding different decks to one chat at the same moment: the limit still holds."""
+    import asyncio
+
+    workers = [await Database.open(db_path) for _ in range(8)]
+    try:
+        chat = await group(workers[0])
+        await store.save_deck(workers[0], chat, "first", QUESTIONS, 3, None, "", 0.0, 5)
+
+        async def upload(number: int) -> bool:
+            try:
+                await store.save_deck(workers[number], chat, f"d{number}", QUESTIONS, 3, None, "", 0.0, 5)
+            except store.TooManyDecks:
+                return False
+            return True
+
+        stored = await asyncio.gather(*(upload(number) for number in range(8)))
+        assert sum(stored) == 4 and len(await store.list_decks(workers[0], chat)) == 5
+    finally:
+        for worker in workers:
+            await worker.close()
