@@ -8,7 +8,7 @@ import pytest
 
 from bot.core import Core, Document, UserError
 from bot.domain import ChatRef, InterviewFilters, UserRef
-from bot.limits import DECKS_PER_CHAT
+from bot.limits import DECK_MAX_BYTES, DECKS_PER_CHAT
 from bot.text.plaintext import render_plain
 from tests.bot.decks.files import BROKEN, CSV, GIFT, GOOD
 from tests.fakes import RecordingPort, click
@@ -223,3 +223,12 @@ async def test_a_quiz_round_on_a_removed_deck_stops_asking_it(core, clock, port)
     shown = [render_plain(message) for _, message in port.sent]
     assert "Quiz stopped after 1 of 3" in shown[-1], shown[-1]
     assert sum(1 for text in shown if any(stem in text for stem in STEMS)) == 1, "no deck question after removal"
+
+
+async def test_a_file_over_the_size_limit_is_one_line_in_the_chats_language(core) -> None:
+    reply = await add(core, "x" * (DECK_MAX_BYTES + 1))
+    assert "1,000,001 bytes" in reply and "at most 1,000,000" in reply
+    await core.set_language("tr", chat=GROUP)
+    assert "bayt" in await add(core, "x" * (DECK_MAX_BYTES + 1))
+    assert (await add(core, GIFT)).startswith("`week` destesi: 3 soru (1 kolay, 1 orta, 1 zor), 1 soru açıklamasız")
+    assert "deck:week" in render_plain(await core.deck_list(GROUP, ADA))

@@ -4,6 +4,8 @@ question's topic, a chat merge carries decks over, /forget blanks the uploader, 
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from bot.bank.loader import Bank
@@ -115,8 +117,6 @@ async def test_two_workers_see_a_replace_at_their_next_check(db_path) -> None:
 
 async def test_uploads_at_once_never_pass_the_limit(db_path) -> None:
     """Eight workers adding different decks to one chat at the same moment: the limit still holds."""
-    import asyncio
-
     workers = [await Database.open(db_path) for _ in range(8)]
     try:
         chat = await group(workers[0])
