@@ -207,7 +207,11 @@ class DeckService:
 
     async def purge(self) -> int:
         """Delete the decks of chats that removed the bot DECK_KEPT_AFTER_LEFT_S ago or more."""
-        gone = await store.purge_left(self.db, self.clock.now() - DECK_KEPT_AFTER_LEFT_S)
+        before = self.clock.now() - DECK_KEPT_AFTER_LEFT_S
+        started = await store.next_purge(self.db)  # a read: no write transaction when nothing is due
+        if started is None or started > before:
+            return 0
+        gone = await store.purge_left(self.db, before)
         for deck_id in gone:
             self.library.drop(deck_id)
         if gone:
