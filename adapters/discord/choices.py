@@ -67,9 +67,12 @@ async def _decks(interaction: discord.Interaction, core: Core) -> list[tuple[str
 
 
 async def deck_name(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-    """This channel's deck names matching what was typed."""
+    """This channel's deck names matching what was typed (in a DM, those of the member's servers)."""
     core = interaction.client.core  # type: ignore[attr-defined]
-    names = await core.deck_names(chat_ref(interaction))
+    if is_private(interaction):
+        names = sorted({name for _chat, name in await core.decks_for(user_ref(interaction))})
+    else:
+        names = await core.deck_names(chat_ref(interaction))
     ranked = sorted((rank, name) for name in names if (rank := _rank(current, name)) is not None)
     return [app_commands.Choice(name=name, value=name) for _rank_, name in ranked[:CHOICES_MAX]]
 

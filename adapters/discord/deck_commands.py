@@ -5,6 +5,9 @@ export and play a deck (`deck:NAME` wherever a topic goes); adding, replacing an
 Server, checked here on the server side. The group carries no default permissions: those would hide
 /deck list from the members who may use it (Discord sets them per top-level command, not per subcommand).
 
+In a DM, /deck list shows the decks of the member's servers and /deck export sends one of them back;
+/deck add and /deck remove are refused there (the decks are the channels').
+
 The attachment's size is checked before `attachment.read()` downloads it, so an oversize file costs no
 traffic; reading the file, its problems and the stored deck are the core's (bot/decks).
 """
@@ -32,7 +35,7 @@ from bot.text.i18n import t
 log = logging.getLogger(__name__)
 
 deck = app_commands.Group(name="deck", description=text("discord.command.deck"),
-                          allowed_contexts=app_commands.AppCommandContext(guild=True, dm_channel=False,
+                          allowed_contexts=app_commands.AppCommandContext(guild=True, dm_channel=True,
                                                                           private_channel=False))
 
 
@@ -75,9 +78,8 @@ async def add(interaction: discord.Interaction, name: app_commands.Range[str, 1,
 
 
 @deck.command(name="list", description=text("discord.command.deck_list"))
-@server_only()
 async def list_(interaction: discord.Interaction) -> None:
-    """This channel's decks."""
+    """This channel's decks; in a DM, those of the member's servers."""
     core = core_of(interaction)
     await send(interaction, await in_time(interaction, core.deck_list(chat_ref(interaction), user_ref(interaction))))
 
@@ -101,10 +103,9 @@ async def remove(interaction: discord.Interaction, name: app_commands.Range[str,
 @app_commands.describe(name=about("deck"), fmt=about("format"))
 @app_commands.choices(fmt=[app_commands.Choice(name=name, value=name.lower()) for name in ("GIFT", "CSV")])
 @app_commands.autocomplete(name=choices.deck_name)
-@server_only()
 async def export(interaction: discord.Interaction, name: app_commands.Range[str, 1, DECK_NAME_MAX],
                  fmt: str = "gift") -> None:
-    """The deck back as a file."""
+    """The deck back as a file (in a DM, a deck of the member's servers)."""
     core = core_of(interaction)
     exported = await in_time(interaction, core.deck_export(user_ref(interaction), chat_ref(interaction), name, fmt))
     if isinstance(exported, Document):

@@ -85,16 +85,18 @@ async def add(discord_: Discord, cdn: FileServer, name: str, filename: str, data
     return await discord_.feed(payload)
 
 
-def deck_payload(discord_: Discord, sub: str, who: dict, permissions: int = ADMIN, **options: str) -> dict[str, Any]:
+def deck_payload(discord_: Discord, sub: str, who: dict, permissions: int = ADMIN, *, dm: bool = False,
+                 **options: str) -> dict[str, Any]:
     """/deck <sub> with string options (the harness's own builder takes `name` for the command's name)."""
-    payload = discord_.command_payload("deck", who, sub=sub, permissions=permissions)
+    payload = discord_.command_payload("deck", who, sub=sub, permissions=permissions, dm=dm)
     payload["data"]["options"][0]["options"] = [{"name": key, "type": 3, "value": value}
                                                 for key, value in options.items()]
     return payload
 
 
-async def deck(discord_: Discord, sub: str, who: dict = ADA, permissions: int = ADMIN, **options: str) -> list[Request]:
-    return await discord_.feed(deck_payload(discord_, sub, who, permissions, **options))
+async def deck(discord_: Discord, sub: str, who: dict = ADA, permissions: int = ADMIN, *, dm: bool = False,
+               **options: str) -> list[Request]:
+    return await discord_.feed(deck_payload(discord_, sub, who, permissions, dm=dm, **options))
 
 
 def said(requests: list[Request]) -> str:
@@ -120,7 +122,8 @@ async def test_a_member_without_manage_server_may_not_add_or_remove(discord_, cd
 async def test_the_deck_commands_are_a_server_group_with_localized_names(discord_, recorder) -> None:
     await discord_.client.sync_commands()
     [deck] = [command for command in recorder.requests[-1].json if command["name"] == "deck"]
-    assert deck["contexts"] == [0] and deck.get("default_member_permissions") is None, "members list and play"
+    assert sorted(deck["contexts"]) == [0, 1] and deck.get("default_member_permissions") is None, \
+        "members list and play, in a DM too"
     subcommands = {option["name"]: option for option in deck["options"]}
     assert set(subcommands) == {"add", "list", "remove", "export"}
     assert deck["name_localizations"] == {"tr": "deste"} and subcommands["add"]["name_localizations"] == {"tr": "ekle"}
@@ -189,6 +192,15 @@ async def test_a_member_plays_a_deck_of_their_server_in_a_dm(discord_, cdn, db) 
     assert row["question_id"].startswith("deck.")
     [stranger] = await discord_.command("interview", CEM, dm=True, topic="deck:week-1")
     assert stranger.ephemeral and "Unknown topic deck:week-1" in stranger.text(), "not Cem's server's deck"
+
+    listing = said(await deck(discord_, "list", ADA, dm=True))
+    assert "Decks of your groups" in listing and "week-1" in listing
+    [exported] = await deck(discord_, "export", ADA, dm=True, name="week-1")
+    assert exported.files == 1 and "week-1.gift" in exported.attachments
+    [refused] = await deck(discord_, "remove", ADA, dm=True, name="week-1")
+    assert refused.ephemeral and "server" in refused.text() and "week-1" not in refused.text()
+    [offered] = await discord_.autocomplete("deck", ADA, "name", "w", dm=True, sub="export")
+    assert offered.json["data"]["choices"] == [{"name": "week-1", "value": "week-1"}]
 
 
 async def test_unknown_and_forged_names_get_a_polite_line(discord_, cdn) -> None:
