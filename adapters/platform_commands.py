@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from urllib.parse import urlsplit
 
@@ -52,7 +51,7 @@ def add_platform_parsers(commands: argparse._SubParsersAction) -> None:
 
 def _telegram_options(args: argparse.Namespace, settings: Settings) -> dict:
     return {"base_url": getattr(args, "base_url", None) or settings.telegram_base_url,
-            "base_file_url": getattr(args, "base_file_url", None) or os.environ.get("TELEGRAM_BASE_FILE_URL") or None,
+            "base_file_url": getattr(args, "base_file_url", None) or settings.telegram_base_file_url,
             "webhook": getattr(args, "webhook", None), "listen": getattr(args, "listen", "127.0.0.1:8443"),
             "webhook_secret": getattr(args, "webhook_secret", None), "workers": getattr(args, "workers", 1)}
 

@@ -19,6 +19,7 @@ ENVIRONMENT = {
     "questions_path": "INTERVIEW_BOT_QUESTIONS",
     "telegram_token": "TELEGRAM_BOT_TOKEN",
     "telegram_base_url": "TELEGRAM_BASE_URL",
+    "telegram_base_file_url": "TELEGRAM_BASE_FILE_URL",
     "discord_token": "DISCORD_BOT_TOKEN",
     "default_language": "INTERVIEW_BOT_LANGUAGE",
     "log_level": "INTERVIEW_BOT_LOG_LEVEL",
@@ -38,10 +39,12 @@ environment:
   INTERVIEW_BOT_BANK_CACHE  folder of the checked bank's cache (default: the user's cache
                            folder), or 0 to turn the cache off
   INTERVIEW_BOT_CONFIG     a YAML file with any of: db_path, questions_path, telegram_token,
-                           telegram_base_url, discord_token, default_language, log_level,
-                           review_retention
+                           telegram_base_url, telegram_base_file_url, discord_token,
+                           default_language, log_level, review_retention
   TELEGRAM_BOT_TOKEN       token from @BotFather (interview-bot telegram)
   TELEGRAM_BASE_URL        another Bot API server, e.g. http://127.0.0.1:8081/bot
+  TELEGRAM_BASE_FILE_URL   where that server serves files (default: TELEGRAM_BASE_URL with
+                           /file before /bot), for the group decks' downloads
   DISCORD_BOT_TOKEN        token of the Discord application's bot (interview-bot discord)"""
 
 
@@ -65,6 +68,7 @@ class Settings:
     questions_path: Path | None = None
     telegram_token: str | None = None
     telegram_base_url: str | None = None
+    telegram_base_file_url: str | None = None  # default: paired with telegram_base_url (.../file/bot)
     discord_token: str | None = None
     default_language: str = "en"
     log_level: str = "WARNING"

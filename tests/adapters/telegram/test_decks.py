@@ -68,16 +68,16 @@ def test_an_explicit_file_url_wins_and_telegram_keeps_its_default() -> None:
 
 def test_the_file_url_option_and_variable_reach_the_bot(monkeypatch: pytest.MonkeyPatch) -> None:
     import argparse
-    from pathlib import Path
 
     from adapters.platform_commands import _telegram_options, add_platform_parsers
-    from bot.app.config import Settings
+    from bot.app.config import load_settings
 
     parser = argparse.ArgumentParser()
     add_platform_parsers(parser.add_subparsers())
+    monkeypatch.delenv("INTERVIEW_BOT_CONFIG", raising=False)
 
     def file_url(*args: str) -> str | None:
-        return _telegram_options(parser.parse_args(["telegram", *args]), Settings(Path("x.sqlite3")))["base_file_url"]
+        return _telegram_options(parser.parse_args(["telegram", *args]), load_settings())["base_file_url"]
 
     assert file_url("--base-file-url", "http://files.example/file/bot") == "http://files.example/file/bot"
     monkeypatch.setenv("TELEGRAM_BASE_FILE_URL", "http://env.example/file/bot")
