@@ -44,7 +44,7 @@ async def daily(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     as_poll = bool(args) and args[-1].lower() == POLL
     rest = args[:-1] if as_poll else args
     if len(rest) > 1 or (rest and not is_topic(core, rest[0])):
-        await reply_key(update, context, "telegram.deck.usage_daily")
+        await reply_key(update, context, "help.usage_daily")
         return
     _, chat = refs(update)
     if not await core.post_daily_now(chat, as_poll=as_poll, topic=rest[0] if rest else None):
