@@ -4,10 +4,11 @@ Every call to aiosqlite is a hand-off to its worker thread, and a hand-off costs
 itself; one transaction per answer (BEGIN, INSERT, review card, COMMIT) made a burst of daily answers
 run at a tenth of raw SQLite. Here the answers that arrive while a batch is being written wait for
 the next one, and a batch is one transaction whatever its size: one SELECT of the answers already
-there, one executemany of the new ones, the review cards, the learner model's rows. On SQLite the whole
-transaction is one hand-off (`Database.in_one_call`). Each caller still returns only after the COMMIT
+there, one INSERT of the new ones, the review cards, the learner model's rows. On SQLite the whole
+transaction is one hand-off (`Database.in_one_call`); on PostgreSQL several workers' batches run side
+by side, and a batch given up to a deadlock runs again. Each caller still returns only after the COMMIT
 that holds its answer, and a second answer by the same person to the same question is refused exactly
-as the unique constraint would.
+as the unique constraint would (ON CONFLICT DO NOTHING: the one another worker wrote first stands).
 """
 
 from __future__ import annotations
@@ -90,8 +91,14 @@ class AnswerWriter:
 
     async def _record(self, connection: Transaction, batch: list[_Pending]) -> list[BaseException | None]:
         """Inside the transaction, touching nothing of the event loop (on SQLite it runs in the database's
-        thread): each answer's refusal, or None once it is written with its review card and learner step."""
+        thread): each answer's refusal, or None once it is written with its review card and learner step.
+
+        Safe beside other workers' batches (PostgreSQL): the people's key locks first (their cards and
+        beliefs are read, then written), then the questions' rows FOR SHARE, so a reveal's close waits
+        for this batch and a batch after the close sees it closed; the unique (question, person) key
+        with ON CONFLICT DO NOTHING decides between two workers recording one person's answer."""
         keys = [(p.answer.asked_id, p.answer.user_id) for p in batch]
+        await connection.lock("person", [user for _, user in keys])
         still_open, existing = await _state_of(connection, keys)
         verdicts: list[BaseException | None] = []
         accepted: list[_Pending] = []
@@ -104,12 +111,11 @@ class AnswerWriter:
                 existing.add(key)  # a repeat inside this batch is refused too
                 verdicts.append(None)
                 accepted.append(pending)
-        await connection.executemany(
-            """INSERT INTO answers (asked_id, user_id, option_index, correct, latency_ms, answered_at, points)
-               VALUES (?, ?, ?, ?, ?, ?, ?)""",
-            [(a.asked_id, a.user_id, a.option_index, int(a.correct), a.latency_ms, a.answered_at, a.points)
-             for a in (p.answer for p in accepted)],
-        )
+        written = await _insert_new(connection, accepted)
+        for index, pending in enumerate(batch):
+            if verdicts[index] is None and (pending.answer.asked_id, pending.answer.user_id) not in written:
+                verdicts[index] = AlreadyAnswered(f"asked {pending.answer.asked_id}, user {pending.answer.user_id}")
+        accepted = [p for p in accepted if (p.answer.asked_id, p.answer.user_id) in written]
         await record_reviews(connection, [ReviewAnswer(p.answer.user_id, p.question_id, p.answer.correct,
                                                        p.answer.latency_ms, p.answer.answered_at)
                                           for p in accepted], self.retention)
@@ -117,6 +123,21 @@ class AnswerWriter:
                                                         p.answer.answered_at)
                                           for p in accepted if p.item is not None])
         return verdicts
+
+
+async def _insert_new(connection: Transaction, accepted: list[_Pending]) -> set[tuple[int, int]]:
+    """Insert the answers, in key order (two batches wait on each other's keys in one order, never in a
+    circle); the (asked question, user) keys actually written: one another worker wrote first is skipped."""
+    if not accepted:
+        return set()
+    ordered = sorted((p.answer for p in accepted), key=lambda a: (a.asked_id, a.user_id))
+    rows = await connection.fetch_all(
+        f"""INSERT INTO answers (asked_id, user_id, option_index, correct, latency_ms, answered_at, points)
+            VALUES {", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * len(ordered))}
+            ON CONFLICT (asked_id, user_id) DO NOTHING RETURNING asked_id, user_id""",
+        [value for a in ordered
+         for value in (a.asked_id, a.user_id, a.option_index, int(a.correct), a.latency_ms, a.answered_at, a.points)])
+    return {(int(row[0]), int(row[1])) for row in rows}
 
 
 async def _answers_to(connection: Transaction, asked_ids: set[int]) -> dict[int, int]:
@@ -130,13 +151,14 @@ async def _answers_to(connection: Transaction, asked_ids: set[int]) -> dict[int,
 async def _state_of(connection: Transaction,
                     keys: list[tuple[int, int]]) -> tuple[set[int], set[tuple[int, int]]]:
     """In one query: which asked questions are still open as of this transaction (a reveal may just
-    have closed one), and which (asked question, user) pairs already hold an answer."""
+    have closed one), and which (asked question, user) pairs already hold an answer. On PostgreSQL the
+    questions' rows stay share-locked until COMMIT: a close waits for the answers being written."""
     asked_ids = sorted({asked for asked, _ in keys})
     users = sorted({user for _, user in keys})
     rows = await connection.fetch_all(
         f"""SELECT q.id, q.closed_at IS NULL, a.user_id FROM asked_questions q
             LEFT JOIN answers a ON a.asked_id = q.id AND a.user_id IN ({placeholders(users)})
-            WHERE q.id IN ({placeholders(asked_ids)})""",
+            WHERE q.id IN ({placeholders(asked_ids)}) ORDER BY q.id{connection.dialect.locking("SHARE", "q")}""",
         (*users, *asked_ids),
     )
     still_open = {row[0] for row in rows if row[1]}

@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence, Sized
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 T = TypeVar("T")
 Row = Any  # sqlite3.Row or asyncpg.Record: both answer row["name"] and row[0]
@@ -68,16 +68,23 @@ class Dialect:
     """Where the engines' SQL differs, for the few statements that cannot be written once.
 
     `same` compares two values treating NULL as equal to NULL (SQLite's IS, PostgreSQL's IS NOT
-    DISTINCT FROM); `skip_locked` is appended to a SELECT that claims rows several workers may
-    want at once (empty on SQLite, whose writers already take turns)."""
+    DISTINCT FROM); `row_locks` says whether a SELECT can lock the rows it reads (PostgreSQL's
+    FOR UPDATE / FOR SHARE; SQLite has none, and needs none: its writers take turns)."""
 
     name: str
     same: str
-    skip_locked: str
+    row_locks: bool
+
+    def locking(self, mode: str, *tables: str) -> str:
+        """The clause that ends a SELECT locking the rows it reads (mode 'UPDATE' or 'SHARE', of the
+        given table aliases only, when named); empty where the engine has no row locks."""
+        if not self.row_locks:
+            return ""
+        return f" FOR {mode}" + (f" OF {', '.join(tables)}" if tables else "")
 
 
-SQLITE = Dialect("sqlite", "IS", "")
-POSTGRESQL = Dialect("postgresql", "IS NOT DISTINCT FROM", " FOR UPDATE SKIP LOCKED")
+SQLITE = Dialect("sqlite", "IS", False)
+POSTGRESQL = Dialect("postgresql", "IS NOT DISTINCT FROM", True)
 
 
 class Transaction(ABC):
@@ -101,11 +108,22 @@ class Transaction(ABC):
         rows = await self.fetch_all(sql, parameters)
         return rows[0] if rows else None
 
+    async def lock(self, kind: str, keys: Iterable[int | str]) -> None:
+        """Hold, until this transaction ends, one lock per key of `kind` ('person', 'item', 'chat'):
+        for a read-then-write whose rows no single row lock covers (a person's beliefs and cards, an
+        item's difficulty, a chat's board totals; rows that may not exist yet). Keys are taken in
+        ascending order, and kinds in the order person, item, chat wherever several are taken, so two
+        transactions never wait on each other in a circle. SQLite: nothing to do, its writers already
+        take turns."""
+
     async def insert_returning_id(self, sql: str, parameters: Sequence[Any] = ()) -> int:
         """Run an `INSERT ... RETURNING id` and give the new row's id."""
         row = await self.fetch_one(sql, parameters)
         assert row is not None, "INSERT ... RETURNING id returned nothing"
         return int(row[0])
+
+
+Opener = Callable[[Any, "int | None"], Awaitable["Database"]]  # (target, migrate_to) -> an open store
 
 
 class Database(ABC):
@@ -119,21 +137,28 @@ class Database(ABC):
         self.gone = asyncio.Event()  # set once the store is found deleted or replaced; the runner exits on it
         self._claimed: set[tuple[str, int]] = set()  # claims held by this process's coroutines
 
+    opener: ClassVar[Opener | None] = None  # set by bot.store.opening, the layer above the engines
+
     @classmethod
     async def open(cls, target: Any, *, migrate_to: int | None = None) -> Database:
-        """Open (creating a SQLite file on first run) and bring the schema up to date."""
-        from bot.store.database import open_store
-
-        return await open_store(target, migrate_to=migrate_to)
+        """Open (creating a SQLite file on first run) and bring the schema up to date. Which engine
+        opens what is known above this module (bot.store.opening registers itself here on import),
+        so that this interface never reaches up to its own implementations."""
+        if Database.opener is None:
+            raise StoreError("no store engine is registered: import bot.store (bot.store.opening) first")
+        return await Database.opener(target, migrate_to)
 
     @abstractmethod
     def transaction(self) -> AbstractAsyncContextManager[Transaction]:
-        """BEGIN ... COMMIT, rolled back on any error; writers take turns, as on SQLite."""
+        """BEGIN ... COMMIT, rolled back on any error. Concurrent transactions are each safe by their own
+        means (unique keys, conditional updates, row and key locks: docs/architecture.md); a body that
+        may meet a deadlock goes through `in_one_call`, which PostgreSQL retries."""
 
     async def in_one_call(self, body: Callable[[Transaction], Awaitable[T]]) -> T:
         """Run `body` as one transaction, as `transaction()` would. `body` awaits nothing but its
         transaction's statements; an engine that can then run it in one hand-off does (SQLite: the whole
-        transaction in its thread), the others run it statement by statement."""
+        transaction in its thread), the others run it statement by statement, and run it again when the
+        engine gave up the transaction to a deadlock or a serialization failure (PostgreSQL)."""
         async with self.transaction() as transaction:
             return await body(transaction)
 

@@ -149,6 +149,7 @@ async def set_next_posts(db: Database, moments: list[tuple[int, float | None]],
     again during the broadcast) keeps its new one."""
     if not moments:
         return
+    moments = sorted(moments, key=lambda moment: moment[0])  # rows locked in one order by every writer
     async with db.transaction() as connection:
         if expected is None:
             await connection.executemany("UPDATE subscriptions SET next_post_at = ? WHERE chat_id = ?",
@@ -215,8 +216,11 @@ async def post_of_asked(db: Database, asked_id: int) -> DailyPost | None:
 
 
 async def mark_post(db: Database, post_id: int, state: str, now: float, error: str | None = None) -> None:
+    """A post's new state; a settled one (revealed, failed) closes its question and lets the chat's board
+    totals fold it (under the chat's key lock). Run as one call: PostgreSQL runs it again after a deadlock."""
     column = {"sent": "sent_at", "revealed": "revealed_at"}.get(state)
-    async with db.transaction() as connection:
+
+    async def mark(connection: Transaction) -> None:
         await connection.execute(
             f"UPDATE daily_posts SET state = ?, error = coalesce(?, error)"
             f"{f', {column} = ?' if column else ''} WHERE id = ?",
@@ -228,6 +232,8 @@ async def mark_post(db: Database, post_id: int, state: str, now: float, error: s
                 "WHERE id = (SELECT asked_id FROM daily_posts WHERE id = ?)", (now, post_id))
         if state in ("revealed", "failed"):  # a settled post may let the chat's board totals move on
             await fold_revealed(connection, await _chat_of_post(connection, post_id))
+
+    await db.in_one_call(mark)
 
 
 async def _chat_of_post(connection: Transaction, post_id: int) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.store.database import Database
+from bot.store.database import Database, Transaction
 from bot.store.scores import forget_member
 
 
@@ -21,7 +21,14 @@ class Forgotten:
 
 
 async def forget_user(db: Database, user_id: int) -> Forgotten:
-    async with db.transaction() as connection:
+    """Delete the person everywhere, in one transaction. The person's key lock, then their interviews'
+    rows, come first (the order an answer or a start takes them): nothing of theirs is written while
+    they are being deleted. Run as one call, so that PostgreSQL runs it again after a deadlock."""
+
+    async def forget(connection: Transaction) -> Forgotten:
+        await connection.lock("person", [user_id])
+        await connection.fetch_all("SELECT id FROM interviews WHERE user_id = ? ORDER BY id"
+                                   + connection.dialect.locking("UPDATE"), (user_id,))
         answers = (await connection.execute("DELETE FROM answers WHERE user_id = ?", (user_id,))).rowcount
         cards = (await connection.execute("DELETE FROM review_cards WHERE user_id = ?", (user_id,))).rowcount
         await forget_member(connection, user_id)
@@ -50,4 +57,6 @@ async def forget_user(db: Database, user_id: int) -> Forgotten:
                     AND u.platform_user_id = poll_votes_waiting.platform_user_id)""", (user_id,))
         await connection.execute("UPDATE quiz_rounds SET starter_id = NULL WHERE starter_id = ?", (user_id,))
         await connection.execute("DELETE FROM users WHERE id = ?", (user_id,))
-    return Forgotten(answers, interviews, cards)
+        return Forgotten(answers, interviews, cards)
+
+    return await db.in_one_call(forget)

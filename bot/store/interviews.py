@@ -61,10 +61,11 @@ async def create_interview(db: Database, user_id: int, chat_id: int, filters: In
                            plan: list[str], language: str, now: float, kind: str = "interview",
                            holder: str | None = None, refuse: Callable[[str | None], bool] | None = None) -> int:
     """A new active interview held by `holder`; an earlier active one of the same user is stopped first,
-    unless `refuse(its holder)` says so (HeldElsewhere): checked in the same transaction, so two
-    processes starting at once cannot both win."""
+    unless `refuse(its holder)` says so (HeldElsewhere): checked in the same transaction, under the
+    person's key lock, so two processes (or workers) starting at once take turns and cannot both win."""
     filters_json = json.dumps({**filters.__dict__, "topics": list(filters.topics)})
     async with db.transaction() as connection:
+        await connection.lock("person", [user_id])  # two starts of one person (two workers) take turns
         if refuse is not None:
             active = await connection.fetch_one(
                 "SELECT holder FROM interviews WHERE user_id = ? AND status = 'active'", (user_id,))
@@ -166,7 +167,15 @@ async def message_ref(db: Database, asked_id: int) -> str | None:
 
 
 async def insert_answer(connection: Transaction, answer: RecordedAnswer) -> None:
-    """Inside a caller's transaction; AlreadyAnswered when this user already answered this question."""
+    """Inside a caller's transaction (an interview's answer); AlreadyAnswered when this user already
+    answered this question. First the person's key lock and the interview's row (FOR UPDATE), the order
+    a start (create_interview) and a stop (finish_interview) take them too: the answer, its question's
+    close and the next question are then written while no other worker moves that interview."""
+    await connection.lock("person", [answer.user_id])
+    if connection.dialect.row_locks:
+        await connection.fetch_all(
+            "SELECT i.id FROM interviews i JOIN asked_questions q ON q.interview_id = i.id WHERE q.id = ?"
+            + connection.dialect.locking("UPDATE", "i"), (answer.asked_id,))
     try:
         await connection.execute(
             """INSERT INTO answers (asked_id, user_id, option_index, correct, latency_ms, answered_at, points)
@@ -187,7 +196,9 @@ async def close_asked(connection: Transaction, asked_id: int, now: float) -> boo
 
 
 async def finish_interview(connection: Transaction, interview_id: int, status: str, now: float) -> None:
-    """Inside a caller's transaction: the interview ends (finished or stopped), open questions close."""
+    """Inside a caller's transaction: the interview ends (finished or stopped), open questions close.
+    The interview's row first: an answer being recorded holds it, so its next question is written
+    before this close looks for open ones (or, after it, sees the interview ended)."""
     await connection.execute(
         "UPDATE interviews SET status = ?, finished_at = ? WHERE id = ? AND status = 'active'",
         (status, now, interview_id),

@@ -43,12 +43,17 @@ def _belief(row: tuple, now: float) -> Estimate:
 
 async def record_answers(connection: Transaction, answers: list[LearnerAnswer]) -> dict[Key, Estimate]:
     """Inside a caller's transaction: move abilities and item difficulties by these answers, in order.
+    A read-modify-write: the people's and the items' key locks (PostgreSQL; people first, then items,
+    each in ascending order, as every writer takes them) keep two workers' steps from overwriting each
+    other, including for a belief whose row does not exist yet.
 
     Returns the person beliefs it wrote, keyed (user id, scope, name)."""
     if not answers:
         return {}
     users = sorted({answer.user_id for answer in answers})
     questions = sorted({answer.item.question_id for answer in answers})
+    await connection.lock("person", users)  # read, moved, written back: no other worker's step in between
+    await connection.lock("item", questions)
     people: dict[Key, Estimate] = {}
     items: dict[str, Estimate] = {}
     for row in await connection.fetch_all(  # one round trip for both reads

@@ -139,11 +139,13 @@ async def move_chat(db: Database, platform: str, old_id: str, new_id: str) -> No
 
     When the new id is already known (someone used the bot in the supergroup first), the two records
     are merged into the new one: its history, interviews, posts and, unless it has its own, the old
-    subscription move over, and the old record goes."""
-    async with db.transaction() as connection:
-        rows = await connection.fetch_all(
-            "SELECT id, platform_chat_id FROM chats WHERE platform = ? AND platform_chat_id IN (?, ?)",
-            (platform, old_id, new_id))
+    subscription move over, and the old record goes. The chats' rows are locked first (PostgreSQL), and
+    the whole move runs as one call, run again should it meet a deadlock."""
+
+    async def move(connection: Transaction) -> None:
+        rows = await connection.fetch_all(  # locked: a second move of the same chat waits, then sees this one
+            "SELECT id, platform_chat_id FROM chats WHERE platform = ? AND platform_chat_id IN (?, ?) ORDER BY id"
+            + connection.dialect.locking("UPDATE"), (platform, old_id, new_id))
         ids = {row[1]: row[0] for row in rows}
         if old_id not in ids:
             return
@@ -163,3 +165,5 @@ async def move_chat(db: Database, platform: str, old_id: str, new_id: str) -> No
             "AND NOT EXISTS (SELECT 1 FROM subscriptions WHERE chat_id = ?)", (new, old, new))
         await connection.execute("DELETE FROM subscriptions WHERE chat_id = ?", (old,))
         await connection.execute("DELETE FROM chats WHERE id = ?", (old,))
+
+    await db.in_one_call(move)

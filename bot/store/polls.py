@@ -57,13 +57,13 @@ async def hold_vote(db: Database, person: UserRef, poll_id: str, option_ids: tup
 
 
 async def take_waiting_votes(db: Database, platform: str, poll_id: str) -> list[WaitingVote]:
-    """The votes waiting for a poll, oldest first, removed from the waiting room."""
+    """The votes waiting for a poll, oldest first, removed from the waiting room. One DELETE ... RETURNING:
+    two workers taking the same poll's votes at once each get a vote or neither, never both."""
     async with db.transaction() as connection:
         rows = await connection.fetch_all(
-            """SELECT platform_user_id, user_name, language_code, option_ids, arrived_at FROM poll_votes_waiting
-                WHERE platform = ? AND poll_id = ? ORDER BY arrived_at""", (platform, poll_id))
-        await connection.execute("DELETE FROM poll_votes_waiting WHERE platform = ? AND poll_id = ?",
-                                 (platform, poll_id))
+            """DELETE FROM poll_votes_waiting WHERE platform = ? AND poll_id = ?
+               RETURNING platform_user_id, user_name, language_code, option_ids, arrived_at""", (platform, poll_id))
+    rows = sorted(rows, key=lambda row: (float(row[4]), str(row[0])))
     return [WaitingVote(UserRef(platform, row[0], row[1], row[2]),
                         tuple(int(option) for option in str(row[3]).split(",") if option), float(row[4]))
             for row in rows]

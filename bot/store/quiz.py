@@ -157,13 +157,18 @@ async def close_question(db: Database, round_: Round, asked_id: int, answered: b
 
 async def close_due_questions(db: Database, now: float) -> int:
     """Close every round's open question whose time is up, in one statement: answers stop on time even while
-    the clock is still sending other rounds' messages at the platform's pace. Returns how many closed."""
-    async with db.transaction() as connection:
+    the clock is still sending other rounds' messages at the platform's pace. Returns how many closed.
+    Each close waits for the answer batches writing to that question (they share-lock it); run as one
+    call, so that PostgreSQL runs it again if that wait ever turns into a deadlock."""
+
+    async def close(connection: Transaction) -> int:
         closed = await connection.execute(
             """UPDATE asked_questions SET closed_at = ? WHERE closed_at IS NULL AND id IN (
                  SELECT q.asked_id FROM quiz_questions q JOIN quiz_rounds r ON r.id = q.round_id
                  WHERE r.state = 'running' AND q.number = r.asked AND q.closes_at <= ?)""", (now, now))
-    return closed.rowcount
+        return closed.rowcount
+
+    return await db.in_one_call(close)
 
 
 async def next_close(db: Database) -> float | None:
@@ -185,8 +190,11 @@ async def request_stop(db: Database, round_id: int, now: float) -> None:
 
 async def end_round(db: Database, round_: Round, reason: str, now: float) -> bool:
     """End a running round (False if it had ended already): its open question closes, and its answers join
-    the chat's all-time board totals (no streak: streaks follow daily questions) and its week's group row."""
-    async with db.transaction() as connection:
+    the chat's all-time board totals (no streak: streaks follow daily questions) and its week's group row.
+    The conditional UPDATE on the round's state applies it once whichever worker gets there; run as one
+    call, run again should closing its questions meet an answer batch in a deadlock."""
+
+    async def end(connection: Transaction) -> bool:
         ended = await connection.execute(
             "UPDATE quiz_rounds SET state = 'ended', end_reason = ?, ended_at = ? WHERE id = ? AND state = 'running'",
             (reason, now, round_.id))
@@ -196,10 +204,15 @@ async def end_round(db: Database, round_: Round, reason: str, now: float) -> boo
             """UPDATE asked_questions SET closed_at = coalesce(closed_at, ?)
                WHERE id IN (SELECT asked_id FROM quiz_questions WHERE round_id = ?)""", (now, round_.id))
         await _add_to_boards(connection, round_)
-    return True
+        return True
+
+    return await db.in_one_call(end)
 
 
 async def _add_to_boards(connection: Transaction, round_: Round) -> None:
+    """The round's answers added to the chat's board totals, under the chat's key lock: a daily fold
+    (scores.fold_revealed) writes those totals back whole and must not overwrite this addition."""
+    await connection.lock("chat", [round_.chat_id])
     rows = await connection.fetch_all(
         """SELECT a.user_id, sum(a.points) AS points, count(*) AS answered, sum(a.correct) AS correct,
                   sum(coalesce(a.latency_ms, 0)) AS time_ms

@@ -58,6 +58,7 @@ async def record_reviews(connection: Transaction, answers: list[ReviewAnswer],
         return
     users = sorted({answer.user_id for answer in answers})
     questions = sorted({answer.question_id for answer in answers})
+    await connection.lock("person", users)  # a card is read, moved and written back: one worker at a time
     rows = await connection.fetch_all(
         f"""SELECT user_id, question_id, {_COLUMNS} FROM review_cards
             WHERE user_id IN ({placeholders(users)}) AND question_id IN ({placeholders(questions)})""",

@@ -121,7 +121,10 @@ class _Running:
 async def fold_revealed(connection: Transaction, chat_id: int) -> int:
     """Inside a write transaction: fold the chat's revealed posts into its members' running totals and
     streaks, in post order, up to its first post still open; refresh the weeks they fall in. Returns the
-    number of posts folded (after an upgrade the first reveal folds the whole history once)."""
+    number of posts folded (after an upgrade the first reveal folds the whole history once).
+    A read-modify-write of the chat's totals: the chat's key lock (PostgreSQL) lets one fold, or one quiz
+    round's addition, at a time move them; the next one reads what it left."""
+    await connection.lock("chat", [chat_id])
     prefix = await _foldable_prefix(connection, chat_id)
     if not prefix:
         return 0

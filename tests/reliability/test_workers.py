@@ -1,7 +1,11 @@
 """Three webhook workers of one bot on one PostgreSQL database, behind a load balancer (played here, with
 Telegram's rule: an update whose POST got no 200 is sent again): a click burst spread over them, and one
 of them killed with SIGKILL in the middle of it. Every click of the burst is answered and stored exactly
-once, the killed worker's included; the survivors keep serving and stop cleanly."""
+once, the killed worker's included; the survivors keep serving and stop cleanly.
+
+The workers write side by side (no global write lock): one person's click reaching every worker at once
+is recorded once, and one person starting and answering interviews through several workers at once
+keeps one live interview whose every question holds exactly one answer."""
 
 from __future__ import annotations
 
@@ -13,15 +17,19 @@ import sys
 import time
 from pathlib import Path
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 import aiohttp
 import pytest
 
 from adapters.telegram.app import webhook_secret_for
 from bot.store import Database
+from bot.text.units import t
 from tests.adapters.telegram.fake_bot_api import FakeBotApi
 from tests.postgres import free_port, listening
-from tests.reliability.support import FIXTURE_BANK, RECORDED, REPO, eventually
-from tests.reliability.test_crash import TOKEN, click_plan, post_daily_questions
+from tests.reliability.support import FIXTURE_BANK, RECORDED, REPO, click, eventually, member
+from tests.reliability.test_crash import GROUPS, TOKEN, click_plan, post_daily_questions
 
 pytestmark = pytest.mark.slow
 WORKERS = 3
@@ -58,6 +66,13 @@ class Balancer:
         self.workers, self.session, self.turn = workers, session, 0
         self.headers = {"X-Telegram-Bot-Api-Secret-Token": webhook_secret_for(TOKEN)}
         self.served_by: dict[int, int] = {}
+
+    async def post_to(self, index: int, update: dict) -> None:
+        """The update to one worker (several workers each getting one person's clicks at the same moment)."""
+        async with self.session.post(f"http://127.0.0.1:{self.workers[index].port}/telegram-hook",
+                                     json=update, headers=self.headers) as response:
+            assert response.status == 200, f"worker {index} refused update {update['update_id']}"
+        self.served_by[update["update_id"]] = index
 
     async def post(self, update: dict) -> None:
         for _ in range(len(self.workers) * 3):
@@ -153,3 +168,139 @@ async def quiet(api: FakeBotApi, seconds: float = 2.0, timeout: float = 90.0) ->
         elif time.monotonic() - since >= seconds:
             return
     raise AssertionError("the workers never went quiet")
+
+
+@asynccontextmanager
+async def serving(api: FakeBotApi, store: str, tmp_path: Path) -> AsyncIterator[Balancer]:
+    """WORKERS webhook workers listening behind a balancer; at the end each stops on SIGTERM, cleanly and
+    without a traceback in its log."""
+    workers = [Worker(api, store, tmp_path / f"worker-{number}.log") for number in range(WORKERS)]
+    try:
+        for worker in workers:
+            await worker.start()
+        await eventually(lambda: all(listening(worker.port) for worker in workers), 90, "three workers listening")
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=20)) as session:
+            yield Balancer(workers, session)
+        for worker in workers:
+            worker.process.send_signal(signal.SIGTERM)
+            assert await asyncio.wait_for(worker.process.wait(), 15) == 0
+            assert "Traceback" not in worker.log_path.read_text(errors="replace")
+    finally:
+        for worker in workers:
+            if worker.alive():
+                worker.process.kill()
+                await worker.process.wait()
+
+
+def popups(api: FakeBotApi) -> dict[str, str]:
+    return {call.params["callback_query_id"]: call.params.get("text", "")
+            for call in api.calls if call.method == "answerCallbackQuery"}
+
+
+async def test_one_persons_click_reaching_every_worker_at_once_is_recorded_once(tmp_path: Path, postgres_url: str) -> None:
+    """Forty members of each of three groups click their group's question, and each click reaches all
+    three workers at the same moment (three callback queries, one per worker, each choosing another
+    option): every query gets its pop-up, each member is recorded exactly once per group and told so
+    once; the other two hear that only the first answer counts."""
+    rng = random.Random(SEED + 1)
+    api = FakeBotApi(token=TOKEN)
+    await api.start()
+    try:
+        posts = await post_daily_questions(api, postgres_url)
+        people = [(user_id, chat_id) for chat_id in GROUPS for user_id in range(60_001, 60_041)]
+        rng.shuffle(people)
+        numbers = iter(range(1, 10_000))
+        async with serving(api, postgres_url, tmp_path) as balancer:
+            for start in range(0, len(people), 10):  # ten people at once, each through every worker
+                sends = []
+                for user_id, chat_id in people[start:start + 10]:
+                    stored = posts[chat_id]
+                    options = rng.sample(stored.data, WORKERS)  # a different option on each worker: only the first counts
+                    for index in range(WORKERS):
+                        number = next(numbers)
+                        body = click(f"s{user_id}-{chat_id}-{index}", member(user_id), api._message(stored),
+                                     options[index])
+                        sends.append(balancer.post_to(index, {"update_id": number, **body}))
+                await asyncio.gather(*sends)
+            await quiet(api)
+        shown = popups(api)
+        asked = {f"s{user_id}-{chat_id}-{index}" for user_id, chat_id in people for index in range(WORKERS)}
+        assert asked <= set(shown), f"{len(asked - set(shown))} clicks never got their pop-up"
+        for user_id, chat_id in people:
+            texts = [shown[f"s{user_id}-{chat_id}-{index}"] for index in range(WORKERS)]
+            assert sum(text in RECORDED for text in texts) == 1, (user_id, chat_id, texts)
+            assert texts.count(t("en", "refusal.already_answered")) == WORKERS - 1, (user_id, chat_id, texts)
+        stored_answers = await stored_pairs(postgres_url)
+        assert len(stored_answers) == len(set(stored_answers)) == len(people), "one answer per member and group"
+        assert set(stored_answers) == {(str(user_id), str(chat_id)) for user_id, chat_id in people}
+    finally:
+        await api.stop()
+
+
+async def interview_state(store: str, user_id: int) -> list[tuple[int, str, list[int]]]:
+    """(interview id, status, answers per asked question in order) of the person's interviews, oldest first."""
+    async with await Database.open(store) as db:
+        interviews = await db.fetch_all(
+            "SELECT i.id, i.status FROM interviews i JOIN users u ON u.id = i.user_id "
+            "WHERE u.platform_user_id = ? ORDER BY i.id", (str(user_id),))
+        found = []
+        for interview_id, status in interviews:
+            rows = await db.fetch_all(
+                "SELECT q.position, count(a.id) FROM asked_questions q LEFT JOIN answers a ON a.asked_id = q.id "
+                "WHERE q.interview_id = ? GROUP BY q.position ORDER BY q.position", (interview_id,))
+            found.append((interview_id, status, [int(row[1]) for row in rows]))
+    return found
+
+
+async def test_one_person_starting_and_answering_interviews_through_every_worker_at_once(
+        tmp_path: Path, postgres_url: str) -> None:
+    """A person's /interview reaches two workers at once, then each click on a question reaches all three:
+    the two starts take turns (the later one stops the earlier), one interview is live, and it moves on
+    by exactly one question per round of clicks, each question holding exactly one answer, until it
+    finishes; the stopped one takes none. Every click gets its pop-up."""
+    api = FakeBotApi(token=TOKEN)
+    await api.start()
+    person = member(70_001)
+    dm = {"id": person["id"], "type": "private", "first_name": person["first_name"]}
+    numbers = iter(range(1, 10_000))
+    try:
+        async with serving(api, postgres_url, tmp_path) as balancer:
+            starts = [{"update_id": next(numbers), "message": {
+                "message_id": 10 + index, "date": int(time.time()), "chat": dm, "from": person,
+                "text": "/interview sync-basics 3", "entities": [{"type": "bot_command", "offset": 0, "length": 10}]}}
+                for index in range(2)]
+            await asyncio.gather(*(balancer.post_to(index, update) for index, update in enumerate(starts)))
+            await eventually(lambda: sum("Question 1/3" in stored.html for stored in api.sent_to(person["id"])) == 2,
+                             90, "both starts answered")
+            state = await interview_state(postgres_url, person["id"])
+            assert [status for _, status, _ in state] == ["stopped", "active"], state
+            clicks: list[str] = []
+            for round_number in range(1, 4):
+                await eventually(lambda: any(f"Question {round_number}/3" in stored.html and stored.buttons
+                                             for stored in api.sent_to(person["id"])), 90,
+                                 f"question {round_number} sent")  # paced per private chat: may take seconds
+                questions = [stored for stored in api.sent_to(person["id"]) if stored.buttons]
+                sends = []
+                for stored in questions:
+                    data = stored.data[0]
+                    for index in range(WORKERS):
+                        query = f"i{round_number}-{stored.message_id}-{index}"
+                        clicks.append(query)
+                        sends.append(balancer.post_to(index, {"update_id": next(numbers),
+                                                              **click(query, person, api._message(stored), data)}))
+                await asyncio.gather(*sends)
+                await eventually(lambda: set(clicks) <= set(popups(api)), 90, f"round {round_number}'s pop-ups")
+                state = await interview_state(postgres_url, person["id"])
+                stopped, live = state
+                assert stopped[2] == [0], "the stopped interview took no answer"
+                assert live[2][:round_number] == [1] * round_number, f"round {round_number}: {live}"
+            assert live[1] == "finished" and live[2] == [1, 1, 1], live
+            await quiet(api, seconds=5)  # anything still on its way (replies are paced per private chat)
+        shown = popups(api)
+        assert set(clicks) <= set(shown), f"{len(set(clicks) - set(shown))} clicks never got their pop-up"
+        texts = [message.html for message in api.sent_to(person["id"])]
+        for number in (2, 3):
+            assert sum(f"Question {number}/3" in text for text in texts) == 1, f"question {number} sent once"
+        assert len(await interview_state(postgres_url, person["id"])) == 2
+    finally:
+        await api.stop()

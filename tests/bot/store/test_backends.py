@@ -98,21 +98,50 @@ def test_workers_starting_together_on_one_new_database_take_turns_to_migrate(pos
     assert asyncio.run(version()) == LATEST
 
 
-async def test_writers_take_turns_across_workers(postgres_store_url) -> None:
-    """Two pools (two workers) writing the same rows at once: every write lands, none is lost to a race."""
+async def test_a_read_then_write_that_locks_its_row_loses_nothing_across_workers(postgres_store_url) -> None:
+    """Two pools (two workers) each reading a row, then writing it back moved, at once: with the row
+    locked as it is read (FOR UPDATE), or the key locked first, every write lands and none is lost."""
     first, second = await Database.open(postgres_store_url), await Database.open(postgres_store_url)
     try:
         chat = await ensure_chat(first, ChatRef("t", "c"), 1.0)
 
-        async def bump(db: Database, times: int) -> None:
+        async def bump(db: Database, times: int, by_key: bool) -> None:
             for _ in range(times):
                 async with db.transaction() as connection:
-                    row = await connection.fetch_one("SELECT title FROM chats WHERE id = ?", (chat.id,))
+                    if by_key:
+                        await connection.lock("chat", [chat.id])
+                    row = await connection.fetch_one("SELECT title FROM chats WHERE id = ?" + (
+                        "" if by_key else connection.dialect.locking("UPDATE")), (chat.id,))
                     await connection.execute("UPDATE chats SET title = ? WHERE id = ?",
                                              (str(int(row[0] or "0") + 1), chat.id))
 
-        await asyncio.gather(bump(first, 40), bump(second, 40))
+        await asyncio.gather(bump(first, 40, False), bump(second, 40, False))
         assert (await first.fetch_one("SELECT title FROM chats WHERE id = ?", (chat.id,)))[0] == "80"
+        await asyncio.gather(bump(first, 40, True), bump(second, 40, True))
+        assert (await first.fetch_one("SELECT title FROM chats WHERE id = ?", (chat.id,)))[0] == "160"
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_writers_of_different_rows_do_not_wait_for_each_other(postgres_store_url) -> None:
+    """No global write lock: while one worker's transaction is open (holding a person's lock and a row),
+    another worker's write to other rows commits."""
+    first, second = await Database.open(postgres_store_url), await Database.open(postgres_store_url)
+    try:
+        one = await ensure_chat(first, ChatRef("t", "one"), 1.0)
+        other = await ensure_chat(first, ChatRef("t", "other"), 1.0)
+        async with first.transaction() as held:
+            await held.lock("person", [1])
+            await held.execute("UPDATE chats SET title = 'held' WHERE id = ?", (one.id,))
+
+            async def elsewhere() -> None:
+                async with second.transaction() as connection:
+                    await connection.lock("person", [2])
+                    await connection.execute("UPDATE chats SET title = 'free' WHERE id = ?", (other.id,))
+
+            await asyncio.wait_for(elsewhere(), 10)
+        assert (await first.fetch_one("SELECT title FROM chats WHERE id = ?", (other.id,)))[0] == "free"
     finally:
         await first.close()
         await second.close()
