@@ -43,7 +43,6 @@ from bot.scores.boards import Period
 from bot.scores.service import ScoresService
 from bot.store import interviews as records
 from bot.store import polls
-from bot.store import decks as deck_store
 from bot.store.backend import is_store_failure
 from bot.store.database import Database
 from bot.store.people import move_chat, set_chat_language, set_user_language
@@ -158,7 +157,6 @@ class Core(DeckDoors, ForgetDoors):
 
     async def move_chat(self, platform: str, old_id: str, new_id: str) -> None:
         """The platform gave a chat a new id; everything the store holds for it follows (records merge)."""
-        await deck_store.follow_chat(self.db, platform, old_id, new_id)  # first: the old record can then go
         await move_chat(self.db, platform, old_id, new_id)
         log.info("%s chat %s moved to %s", platform, old_id, new_id)
 

@@ -1,6 +1,6 @@
 """The core's doors for forgetting a person (`Core` inherits them): what /forget deletes, the button that
-confirms it, and the deletion itself: the store's rows (bot/store/forget.py), and their name on the group
-decks they added (the decks stay with the groups)."""
+confirms it, and the deletion, one transaction in bot/store/forget.py (their name leaves the group decks
+they added too; the decks stay with the groups)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from bot.caller import resolve
 from bot.domain import ChatRef, UserRef
 from bot.replies import ClickReply
-from bot.store import decks as deck_store
 from bot.store.forget import Forgotten, forget_user
 from bot.text.i18n import t
 from bot.text.messages import Button, Message, Paragraph
@@ -42,7 +41,6 @@ class ForgetDoors:
         person = (await resolve(self.db, self.clock.now(), user, create=False)).user
         if person is None:
             return None
-        await deck_store.forget_uploader(self.db, person.id)  # first: their row can then go; the decks stay
         forgotten = await forget_user(self.db, person.id)
         log.info("user %d forgotten at their request (%d answers, %d interviews)", person.id, forgotten.answers,
                  forgotten.interviews)

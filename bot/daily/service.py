@@ -42,7 +42,6 @@ from bot.store import daily as posts
 from bot.store import interviews as records
 from bot.store.answer_batch import AnswerWriter, QuestionClosed
 from bot.store.database import Database
-from bot.store.decks import follow_chat
 from bot.store.people import ChatRecord, get_chat, get_chats, move_chat
 
 log = logging.getLogger(__name__)
@@ -283,7 +282,6 @@ class DailyService:
                 else:
                     ref = await port.send(record.address, message)
             except ChatMoved as moved:
-                await follow_chat(self.db, record.platform, record.platform_chat_id, moved.new_platform_id)
                 await move_chat(self.db, record.platform, record.platform_chat_id, moved.new_platform_id)
                 log.warning("chat %d moved to %s; sending there", record.id, moved.new_platform_id)
                 record = await get_chat(self.db, record.id) or record

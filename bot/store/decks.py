@@ -117,27 +117,16 @@ async def _delete(connection: Transaction, deck_ids: list[int]) -> None:
         await connection.execute("DELETE FROM decks WHERE id = ?", (deck_id,))
 
 
-async def forget_uploader(db: Database, user_id: int) -> int:
-    """/forget, before the person's row goes: their name leaves the decks they added; the decks stay."""
-    result = await db.in_one_call(lambda connection: connection.execute(
-        "UPDATE decks SET added_by = NULL, added_by_name = '' WHERE added_by = ?", (user_id,)))
-    return result.rowcount
+async def forget_uploader(connection: Transaction, user_id: int) -> int:
+    """Inside /forget's transaction, before the person's row goes: their name leaves the decks they added;
+    the decks stay with their groups."""
+    return (await connection.execute(
+        "UPDATE decks SET added_by = NULL, added_by_name = '' WHERE added_by = ?", (user_id,))).rowcount
 
 
-async def follow_chat(db: Database, platform: str, old_id: str, new_id: str) -> None:
-    """Before a chat's records merge into its new id's (bot.store.people.move_chat), its decks move over:
-    the old record can then go. Nothing to do when the new id is not known yet (the record is renamed)."""
-    async with db.transaction() as connection:
-        rows = await connection.fetch_all(
-            "SELECT id, platform_chat_id FROM chats WHERE platform = ? AND platform_chat_id IN (?, ?)",
-            (platform, old_id, new_id))
-        ids = {str(row[1]): int(row[0]) for row in rows}
-        if old_id in ids and new_id in ids and ids[old_id] != ids[new_id]:
-            await _move_decks(connection, ids[old_id], ids[new_id])
-
-
-async def _move_decks(connection: Transaction, old_chat: int, new_chat: int) -> None:
-    """The old record's decks follow, unless the new one has a deck of that name (the new one's wins)."""
+async def move_decks(connection: Transaction, old_chat: int, new_chat: int) -> None:
+    """Inside a chat merge (bot.store.people.move_chat), before the old record goes: its decks follow,
+    unless the new one has a deck of that name (the new one's wins)."""
     await connection.execute(
         """UPDATE decks SET chat_id = ? WHERE chat_id = ?
            AND name NOT IN (SELECT name FROM decks WHERE chat_id = ?)""", (new_chat, old_chat, new_chat))

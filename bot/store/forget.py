@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.store.database import Database, Transaction
+from bot.store.decks import forget_uploader
 from bot.store.scores import forget_member
 
 
@@ -56,6 +57,7 @@ async def forget_user(db: Database, user_id: int) -> Forgotten:
                  SELECT 1 FROM users u WHERE u.id = ? AND u.platform = poll_votes_waiting.platform
                     AND u.platform_user_id = poll_votes_waiting.platform_user_id)""", (user_id,))
         await connection.execute("UPDATE quiz_rounds SET starter_id = NULL WHERE starter_id = ?", (user_id,))
+        await forget_uploader(connection, user_id)  # the group decks they added stay, without their name
         await connection.execute("DELETE FROM users WHERE id = ?", (user_id,))
         return Forgotten(answers, interviews, cards)
 

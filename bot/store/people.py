@@ -8,6 +8,7 @@ from typing import Any
 from bot.domain import ChatAddress, ChatRef, UserRef
 from bot.store.backend import Row
 from bot.store.database import Database, Transaction, placeholders
+from bot.store.decks import move_decks
 from bot.text.names import clean_name
 
 
@@ -164,6 +165,7 @@ async def move_chat(db: Database, platform: str, old_id: str, new_id: str) -> No
             "UPDATE subscriptions SET chat_id = ? WHERE chat_id = ? "
             "AND NOT EXISTS (SELECT 1 FROM subscriptions WHERE chat_id = ?)", (new, old, new))
         await connection.execute("DELETE FROM subscriptions WHERE chat_id = ?", (old,))
+        await move_decks(connection, old, new)  # its group decks too (the new record's own win a name)
         await connection.execute("DELETE FROM chats WHERE id = ?", (old,))
 
     await db.in_one_call(move)

@@ -65,8 +65,7 @@ async def test_a_chat_merge_carries_the_decks_over(db: Database) -> None:
     await store.save_deck(db, old, "only-old", QUESTIONS, 3, None, "", 0.0, 20)
     await store.save_deck(db, old, "both", QUESTIONS, 3, None, "old", 0.0, 20)
     await store.save_deck(db, new, "both", OTHER_QUESTIONS, 3, None, "new", 0.0, 20)
-    await store.follow_chat(db, "test", "old", "new")
-    await move_chat(db, "test", "old", "new")  # the old record can go: no deck holds it
+    await move_chat(db, "test", "old", "new")  # the decks move in the merge's transaction: the old record can go
     assert await find_chat(db, "test", "old") is None
     decks = {deck.name: deck for deck in await store.list_decks(db, new)}
     assert sorted(decks) == ["both", "only-old"] and decks["both"].added_by_name == "new"
@@ -76,8 +75,7 @@ async def test_forget_blanks_the_uploader_and_keeps_the_deck(db: Database) -> No
     chat = await group(db)
     person = await ensure_user(db, UserRef("test", "u1", "Ana"), 0.0)
     await store.save_deck(db, chat, "week", QUESTIONS, 3, person.id, "Ana", 0.0, 20)
-    assert await store.forget_uploader(db, person.id) == 1
-    await forget_user(db, person.id)  # the row can go now
+    await forget_user(db, person.id)  # in its one transaction, the decks' uploader first, then the person
     [deck] = await store.list_decks(db, chat)
     assert deck.added_by is None and deck.added_by_name == "" and deck.count == 3
 
