@@ -10,7 +10,8 @@ changed while connections are open: it applies to chunks that arrive afterwards.
 
 `python -m benchmarks.pg_proxy --upstream HOST:PORT --delay-ms 1` runs one in its own process (so the
 harness's own work does not slow the forwarding down): it prints `{"port": N}` once listening, then
-reads commands on stdin, one a line: `delay MS` answers `ok`; end of input stops it. `ProxyProcess`
+reads commands on stdin, one a line: `delay MS` answers `ok`, `chunks` the number of reads passed on
+each way so far (as JSON: a request flight to the server is about one read); end of input stops it. `ProxyProcess`
 starts and steers one from a benchmark.
 """
 
@@ -35,6 +36,7 @@ class LatencyProxy:
         self.delay_s = delay_s
         self.server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
+        self.chunks = {"to_server": 0, "to_client": 0}  # reads passed on: about one per message flight
 
     @property
     def port(self) -> int:
@@ -70,8 +72,8 @@ class LatencyProxy:
         try:
             upstream_reader, upstream_writer = await asyncio.open_connection(*self.upstream)
             writers.append(upstream_writer)
-            pipes = [asyncio.ensure_future(self._pipe(client_reader, upstream_writer)),
-                     asyncio.ensure_future(self._pipe(upstream_reader, client_writer))]
+            pipes = [asyncio.ensure_future(self._pipe(client_reader, upstream_writer, "to_server")),
+                     asyncio.ensure_future(self._pipe(upstream_reader, client_writer, "to_client"))]
             await asyncio.gather(*pipes)
         except (OSError, asyncio.CancelledError):
             pass  # a side went away (or the proxy closes): both sides are closed below
@@ -83,7 +85,7 @@ class LatencyProxy:
             for writer in writers:
                 writer.close()
 
-    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, direction: str) -> None:
         """One direction: a reader stamping chunks with deadlines, a writer keeping each deadline in turn."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
@@ -92,6 +94,7 @@ class LatencyProxy:
             try:
                 while chunk := await reader.read(CHUNK):
                     queue.put_nowait((loop.time() + self.delay_s, chunk))
+                    self.chunks[direction] += 1
             finally:  # end of stream (or a reset), passed on after the data that came before it
                 queue.put_nowait((loop.time() + self.delay_s, b""))
 
@@ -139,6 +142,13 @@ class ProxyProcess:
         if (await self.process.stdout.readline()).strip() != b"ok":
             raise RuntimeError("the latency proxy did not take the delay")
 
+    async def chunks(self) -> dict[str, int]:
+        """Reads passed on each way since the start (`to_server`, `to_client`)."""
+        assert self.process is not None and self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(b"chunks\n")
+        await self.process.stdin.drain()
+        return dict(json.loads(await self.process.stdout.readline()))
+
     async def __aexit__(self, *exc: object) -> None:
         if self.process is not None and self.process.returncode is None:
             assert self.process.stdin is not None
@@ -165,6 +175,8 @@ async def serve(upstream: str, delay_ms: float) -> None:
             if len(command) == 2 and command[0] == "delay":
                 proxy.delay_s = float(command[1]) / 1000
                 print("ok", flush=True)
+            elif command == ["chunks"]:
+                print(json.dumps(proxy.chunks), flush=True)
             else:
                 print(f"unknown command: {line.strip()}", flush=True)
 

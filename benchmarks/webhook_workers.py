@@ -3,19 +3,22 @@ sharing one PostgreSQL database, with a network between the workers and the data
 
 Why: on one machine PostgreSQL answers in tens of microseconds, which hides how many round trips a
 write holds its locks for. A database a network away is 1 ms or more each way; workers help there only
-if their transactions overlap. For each worker count, on one fresh database, with the same clicks
-over the same HTTP transport: one set of workers connected to PostgreSQL directly (`no_latency`), then
-one set connected through a latency proxy (benchmarks/pg_proxy.py, in its own process) adding nothing
-(`proxy_0ms`: what the proxy's own forwarding costs) and then 1 ms each way (`latency_1ms`).
-`latency_1ms.ratio_to_no_latency` at 4 workers says how much of the latency concurrency hides (goal
->= 0.8). `select_1_ms` is the median `SELECT 1` round trip each way, measured first, so the latency
-really added is on record. The order of the two sets alternates from one worker count to the next.
+if their transactions overlap. For each worker count, on one fresh database, with the same kind of
+clicks over the same HTTP transport, two sets of workers run side by side: one connected to PostgreSQL
+directly (`no_latency`), one through a latency proxy (benchmarks/pg_proxy.py, in its own process)
+adding nothing (`proxy_0ms`: what the proxy's own forwarding costs) or 1 ms each way (`latency_1ms`).
+Each condition's clicks come in REPEATS rounds taken in turns, the order rotating, so a change in the
+machine's load falls on every condition alike. `latency_1ms.ratio_to_no_latency` at 4 workers says
+how much of the latency concurrency hides (goal >= 0.8). `select_1_ms` is the median `SELECT 1`
+round trip each way, measured first, so the latency really added is on record, and
+`flights_to_server_per_click` counts what the proxy passed on to PostgreSQL per click (about the
+round trips a click costs).
 
-A round: one daily question is posted into a fresh group through the core and the real adapter, then
-`clicks` members click it, their updates posted to the workers in turn (at most IN_FLIGHT at once, as a
-balancer would pass them on); the figure is clicks answered (pop-ups at the fake Bot API, in its own
-process) per second, from the first update posted to the last pop-up. Workers warm up (pool
-connections, first paths) on a few clicks of their own question before the measured rounds.
+A round: `clicks / REPEATS` new members click the condition's daily question (posted before, through
+the core and the real adapter, into a group of its own), their updates posted to the workers in turn
+(at most IN_FLIGHT at once, as a balancer would pass them on); the rate is clicks answered (pop-ups at
+the fake Bot API, in its own process) per second, from the first update posted to the last pop-up.
+Each set warms up (pool connections, first paths) on a few clicks of its own question first.
 
 `WEBHOOK_BASELINE_TREE=<checkout>` runs the same rounds, interleaved with this tree's, on another tree
 (its own database, its own code in the workers and for posting): `baseline.*` (docs/benchmarks.md).
@@ -59,7 +62,8 @@ FAST = Pacing(overall=(1000, 1.0), group=(1000, 1.0), private=(1000, 1.0))
 GOAL_RATIO = 0.8
 DELAY_MS = 1.0
 WORKER_COUNTS = (1, 2, 4)
-CLICKS_FULL, CLICKS_QUICK = 1_500, 160
+CLICKS_FULL, CLICKS_QUICK = 1_500, 240
+REPEATS = 3  # rounds per condition, taken in turns
 WARM_UP = IN_FLIGHT
 PINGS = 200
 BASELINE_VARIABLE = "WEBHOOK_BASELINE_TREE"
@@ -258,9 +262,14 @@ class Trees:
 
 
 async def measure_workers(server: ServerProcess, pg: PostgresServer, proxy: ProxyProcess, tree: Path, label: str,
-                          workers: int, clicks: int, groups: list[int], folder: Path, flip: bool) -> dict[str, float]:
+                          workers: int, clicks: int, groups: list[int],
+                          folder: Path) -> tuple[dict[str, float], dict[str, float]]:
     """Clicks per second in each condition, through `workers` workers of `tree` on one fresh database: one
-    set of workers connected directly, one through the proxy (both of its delays on the same workers)."""
+    set of workers connected directly, one through the proxy (both of its delays on the same workers);
+    and, through the proxy, the reads it passed on to PostgreSQL per click (about its round trips).
+
+    Both sets run side by side; each condition's `clicks` come in REPEATS rounds, taken in turns with a
+    rotating order, so a change in the machine's load falls on every condition alike."""
     database, warm_up = f"hooks_{label}_{workers}", scaled(WARM_UP, minimum=10)
     admin = await asyncpg.connect(pg.url())
     try:
@@ -268,29 +277,38 @@ async def measure_workers(server: ServerProcess, pg: PostgresServer, proxy: Prox
     finally:
         await admin.close()
     stores = {"direct": pg.url(database), "proxied": f"postgresql://postgres@127.0.0.1:{proxy.port}/{database}"}
-    sets = list(reversed(SETS)) if flip else list(SETS)
-    names = [f"warm_up_{link}" for link, _ in sets] + [name for _, rounds in sets for name, _ in rounds]
+    plan = [(link, name, delay) for link, rounds in SETS for name, delay in rounds]
+    names = [f"warm_up_{link}" for link, _ in SETS] + [name for _, name, _ in plan]
     chats = {name: groups.pop() for name in names}
     messages = dict(zip(names, await post_questions_in(tree, server, stores["direct"], [chats[n] for n in names])))
     started = await asyncio.gather(*(start_workers(server, stores[link], workers,
                                                    folder / f"{label}-{workers}-{link}.log", tree)
-                                     for link, _ in sets), return_exceptions=True)  # both sets start together
-    running = [processes for processes in started if not isinstance(processes, BaseException)]
-    rates: dict[str, float] = {}
+                                     for link, _ in SETS), return_exceptions=True)
+    running = {link: processes for (link, _), processes in zip(SETS, started) if not isinstance(processes, BaseException)}
+    seconds = dict.fromkeys(names, 0.0)
+    reads, clicked = dict.fromkeys(names, 0), dict.fromkeys(names, 0)
+    per_round = max(1, clicks // REPEATS)
     try:
         for failed in started:
             if isinstance(failed, BaseException):
                 raise failed
-        for (link, rounds), processes in zip(sets, running):
-            for name, delay in ((f"warm_up_{link}", 0.0), *rounds):
-                updates = click_updates(messages[name], chats[name], 5_000_000 + 100_000 * names.index(name),
-                                        warm_up if name.startswith("warm_up") else clicks)
-                await proxy.delay(delay)
-                rates[name] = await clicks_per_second(server, processes, updates)
+        warm_ups = [(link, f"warm_up_{link}", 0.0) for link, _ in SETS]
+        rotations = [plan[turn % len(plan):] + plan[:turn % len(plan)] for turn in range(REPEATS)]
+        for link, name, delay in [*warm_ups, *(step for order in rotations for step in order)]:
+            count = warm_up if name.startswith("warm_up") else per_round
+            first_user = 5_000_000 + 100_000 * names.index(name) + clicked[name]  # new people each round
+            clicked[name] += count
+            await proxy.delay(delay)
+            before = await proxy.chunks()
+            seconds[name] += count / await clicks_per_second(server, running[link],
+                                                             click_updates(messages[name], chats[name], first_user, count))
+            reads[name] += (await proxy.chunks())["to_server"] - before["to_server"]
     finally:
         await proxy.delay(0)
-        await asyncio.gather(*(stop_process(process, 15) for processes in running for process, _ in processes))
-    return {name: rates[name] for name in CONDITIONS}
+        await asyncio.gather(*(stop_process(process, 15) for processes in running.values() for process, _ in processes))
+    rates = {name: per_round * REPEATS / seconds[name] for _, name, _ in plan}
+    flights = {name: reads[name] / (per_round * REPEATS) for link, name, _ in plan if link == "proxied"}
+    return rates, flights
 
 
 async def run(quick: bool) -> dict[str, Any]:
@@ -315,12 +333,15 @@ async def run(quick: bool) -> dict[str, Any]:
             await proxy.delay(0)
             groups = list(range(-1_010_000_000, -1_010_000_000 - 100, -1))
             with temporary_folder("webhook-workers") as folder:
-                for index, workers in enumerate(WORKER_COUNTS):
+                for workers in WORKER_COUNTS:
                     for label, tree in trees.labelled:
-                        rates = await measure_workers(server, pg, proxy, tree, label, workers, clicks, groups, folder,
-                                                      flip=index % 2 == 1)
+                        rates, flights = await measure_workers(server, pg, proxy, tree, label, workers, clicks,
+                                                               groups, folder)
                         for condition, rate in rates.items():
                             results[label][condition]["clicks_per_s"][f"workers_{workers}"] = round(rate, 1)
+                        for condition, flight in flights.items():
+                            results[label][condition].setdefault("flights_to_server_per_click", {})[
+                                f"workers_{workers}"] = round(flight, 2)
     finally:
         await asyncio.to_thread(pg.stop)
     for side in results.values():

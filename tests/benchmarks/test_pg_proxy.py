@@ -66,7 +66,7 @@ async def test_every_byte_arrives_in_order_both_ways() -> None:
     assert received == sent
 
 
-async def test_the_proxy_process_takes_a_new_delay_on_open_connections() -> None:
+async def test_the_proxy_process_takes_a_new_delay_on_open_connections_and_counts_reads() -> None:
     server = await asyncio.start_server(echo, "127.0.0.1", 0)
     try:
         async with ProxyProcess(server.sockets[0].getsockname()[1]) as proxy:  # starts at 0 ms
@@ -74,9 +74,11 @@ async def test_the_proxy_process_takes_a_new_delay_on_open_connections() -> None
             undelayed = await round_trips(reader, writer, 5)
             await proxy.delay(5)
             delayed = await round_trips(reader, writer, 5)
+            chunks = await proxy.chunks()
             writer.close()
             process = proxy.process
     finally:
         server.close()
     assert min(delayed) >= 0.010 and min(undelayed) < 0.010
+    assert chunks == {"to_server": 10, "to_client": 10}, "one read each way per ping"
     assert process is not None and process.returncode == 0, "it stops when its input ends"
