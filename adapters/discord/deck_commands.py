@@ -61,6 +61,11 @@ async def add(interaction: discord.Interaction, name: app_commands.Range[str, 1,
     """Add a deck from the attached file, or replace the deck of that name."""
     if not await manages(interaction):
         return
+    core, user, chat = core_of(interaction), user_ref(interaction), chat_ref(interaction)
+    refusal = await core.deck_add_refusal(user, chat, name, True)
+    if refusal is not None:  # a bad name or a full server: said before anything is downloaded
+        await send(interaction, refusal)
+        return
     if too_large(file.size):
         log.info("channel %s: deck file of %d bytes refused before download", interaction.channel_id, file.size)
         await tell(interaction, too_large_text(await language_of(interaction), file.size))
@@ -72,7 +77,6 @@ async def add(interaction: discord.Interaction, name: app_commands.Range[str, 1,
         log.warning("channel %s: downloading a deck file failed: %s", interaction.channel_id, error)
         await tell(interaction, unreadable_text(await language_of(interaction)))
         return
-    core, user, chat = core_of(interaction), user_ref(interaction), chat_ref(interaction)
     log.info("channel %s: user %s uploads deck %r (%d bytes)", chat.platform_id, user.platform_id, name, len(data))
     await send(interaction, await core.deck_add(user, chat, name, file.filename, data, True))
 

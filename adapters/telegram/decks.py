@@ -124,12 +124,16 @@ async def add(update: Update, context: ContextTypes.DEFAULT_TYPE, name: str, doc
         return
     if not await require_admin(update, context):
         return
+    user, chat = refs(update)
+    refusal = await services(context).core.deck_add_refusal(user, chat, name, True)
+    if refusal is not None:  # a bad name or a full chat: said before anything is downloaded
+        await reply(update, context, refusal)
+        return
     try:
         received = await download(context.bot, document)
     except FileRefused as refused:
         await refuse_file(update, context, refused)
         return
-    user, chat = refs(update)
     log.info("chat %s: user %s uploads deck %r (%d bytes)", chat.platform_id, user.platform_id, name[:40],
              len(received.data))
     await reply(update, context, await services(context).core.deck_add(user, chat, name, received.filename,

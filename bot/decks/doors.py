@@ -56,6 +56,11 @@ class DeckDoors:
         caller = await self._present(await self.caller(user, chat))
         return await self.decks.add(caller, name, filename, data, is_admin)
 
+    async def deck_add_refusal(self, user: UserRef, chat: ChatRef, name: str, is_admin: bool) -> Message | None:
+        """What refuses `/deck add NAME` before its file is read (None: go on and download it): the adapter
+        asks first, so a bad name or a full chat costs no download."""
+        return await self.decks.refusal_before_file(await self.caller(user, chat), name, is_admin)
+
     async def deck_list(self, chat: ChatRef, user: UserRef | None = None) -> Message:
         """/deck list: the chat's decks (name, questions, who added it, when); in a private chat with `user`,
         the decks of the groups they share with the bot, with each group's chat id."""

@@ -52,13 +52,11 @@ class DeckService:
         """Read, check and store a deck (a new one or a replace); what it holds, or what to fix. `by`: who
         added it where no person did (the operators' command)."""
         language, chat = caller.language, caller.chat
-        if caller.private or chat is None:
-            return _say(language, "deck.group_only")
-        if not is_admin:
-            return _say(language, "deck.admins_only")
+        refusal = await self.refusal_before_file(caller, name, is_admin)
+        if refusal is not None or chat is None:
+            return refusal or _say(language, "deck.group_only")
         wanted = deck_name(name)
-        if wanted is None:
-            return _say(language, "deck.bad_name", name=name.strip()[:40] or '""')
+        assert wanted is not None  # refusal_before_file said so otherwise
         try:
             _, questions = parse_deck(filename, data, language)
         except DeckRefused as refused:
@@ -81,6 +79,22 @@ class DeckService:
         log.info("chat %d: deck %s (%d) %s with %d questions", chat.id, wanted, deck.id,
                  "replaced" if replaced else "added", len(questions))
         return view.added_message(language, wanted, questions, kept if replaced else None)
+
+    async def refusal_before_file(self, caller: Caller, name: str, is_admin: bool) -> Message | None:
+        """Whatever refuses an upload whatever the file holds (a private chat, not an admin, a bad name, a
+        new name past the chat's deck limit), so adapters say it before downloading anything."""
+        language, chat = caller.language, caller.chat
+        if caller.private or chat is None:
+            return _say(language, "deck.group_only")
+        if not is_admin:
+            return _say(language, "deck.admins_only")
+        wanted = deck_name(name)
+        if wanted is None:
+            return _say(language, "deck.bad_name", name=name.strip()[:40] or '""')
+        names = {deck.name for deck in await store.list_decks(self.db, chat.id)}
+        if wanted not in names and len(names) >= DECKS_PER_CHAT:  # the write checks again, under its lock
+            return _say(language, "deck.too_many_decks", limit=DECKS_PER_CHAT)
+        return None
 
     async def listing(self, caller: Caller) -> Message:
         """The chat's decks; in a private chat, the decks of the person's groups."""

@@ -111,6 +111,12 @@ async def test_an_oversize_attachment_is_refused_before_the_download(discord_, c
     assert cdn.downloads == []
 
 
+async def test_a_bad_deck_name_is_refused_before_the_download(discord_, cdn, db) -> None:
+    [reply] = await add(discord_, cdn, "Week 1!", "week-1.csv", FILES["csv"].data)
+    assert "Week 1!" in reply.text()
+    assert cdn.downloads == [] and (await db.fetch_one("SELECT count(*) AS n FROM decks"))["n"] == 0
+
+
 async def test_a_member_without_manage_server_may_not_add_or_remove(discord_, cdn, db) -> None:
     [reply] = await add(discord_, cdn, "week-1", "week-1.yaml", FILES["yaml"].data, who=BOB, permissions=MEMBER)
     assert reply.ephemeral and "Manage Server" in reply.text()

@@ -147,6 +147,12 @@ async def test_a_file_telegram_will_not_hand_out_gets_one_line(group_bot: Harnes
     assert api.downloads == [] and await group_bot.count("decks") == 0
 
 
+async def test_a_bad_deck_name_is_refused_before_the_download(group_bot: Harness, api: FakeBotApi) -> None:
+    await upload(group_bot, ALICE, "Week1!", "week-1.csv", FILES["csv"].data)
+    assert "Week1! is not one" in api.last(GROUP_ID).html
+    assert api.calls_of("getFile") == [] and api.downloads == [] and await group_bot.count("decks") == 0
+
+
 async def test_a_member_may_not_add_a_deck(group_bot: Harness, api: FakeBotApi) -> None:
     await upload(group_bot, BOB, "week-1", "week-1.yaml", FILES["yaml"].data)
     assert group_bot.api.last(GROUP_ID).html == "Bunu yalnızca grubun yöneticileri yapabilir."

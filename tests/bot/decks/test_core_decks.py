@@ -106,6 +106,21 @@ async def test_names_and_the_twentyfirst_deck(core) -> None:
     assert "deck `w2`" in await add(core, CSV, name="w2", filename="w.csv"), "a replace is not a new deck"
 
 
+async def test_what_refuses_an_upload_whatever_its_file_is_known_before_the_file(core) -> None:
+    """The adapters ask this before downloading: a bad name, a member, a private chat, a full chat."""
+    async def refusal(name: str, chat: ChatRef = GROUP, admin: bool = True) -> str | None:
+        message = await core.deck_add_refusal(ADA, chat, name, admin)
+        return None if message is None else render_plain(message)
+
+    assert "is not one" in (await refusal("Week 1!") or "")
+    assert await refusal("week-1", admin=False) is not None and await refusal("week-1", chat=ADA_DM) is not None
+    assert await refusal("w1") is None
+    for number in range(1, DECKS_PER_CHAT + 1):
+        await add(core, GIFT, name=f"w{number}")
+    assert f"holds {DECKS_PER_CHAT} decks already" in (await refusal("one-more") or "")
+    assert await refusal("w3") is None, "replacing a deck in a full chat is fine"
+
+
 async def test_replacing_keeps_the_ids_and_review_cards_of_unchanged_questions(core, clock, port) -> None:
     await add(core, GIFT)
     assert await core.post_daily_now(GROUP, topic="deck:week")
