@@ -3,6 +3,14 @@
 Writes go through `transaction()`, which holds an asyncio lock so that two coroutines never interleave
 statements inside one BEGIN IMMEDIATE ... COMMIT. Each statement is one hand-off to aiosqlite's thread,
 exactly as before the backend seam: the wrapper adds a function call, not a round trip.
+
+Reads outside a transaction are mostly lookups by key (who clicked, which question, which post) that
+SQLite answers in a few microseconds, while a hand-off to aiosqlite's thread and back costs 100-200 us
+and wakes a second thread for the GIL. So a read first runs right here, on the event loop's thread, over
+a second, query-only connection (WAL lets it read beside the writer, seeing what is committed), within
+a time budget; a read over budget (its SQL then always goes there), a busy file, or any error goes to
+aiosqlite's thread as before, so no read holds the event loop longer than the budget and every read
+ends as it did.
 """
 
 from __future__ import annotations
@@ -11,6 +19,7 @@ import asyncio
 import logging
 import os
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -25,6 +34,9 @@ from bot.store.migrations import SchemaTooNew, migrate
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 MAX_SHARED = 64  # bodies in one shared call: a bound on how long the first of them waits for its COMMIT
+READ_BUDGET_S = 0.001  # CPU time a read may take on the event loop's thread before it moves to aiosqlite's
+BUDGET_CHECK_STEPS = 1_000  # SQLite VM steps between two looks at the thread's CPU clock while a read runs here
+SLOW_REMEMBERED = 1_000  # SQL texts found over budget, sent straight to aiosqlite's thread from then on
 
 
 def _explain(path: Path, error: Exception) -> StoreError:
@@ -172,6 +184,42 @@ def _run_each_to_the_end(connection: sqlite3.Connection,
     return outcomes
 
 
+class _Reader:
+    """The event loop's own connection for reads: query-only (a write through it is refused, and then
+    goes the usual way), never waiting for a lock (busy: the read goes to aiosqlite's thread), and
+    interrupted once a read has taken READ_BUDGET_S of this thread's CPU time (SQLite asks every
+    BUDGET_CHECK_STEPS steps). CPU time, not wall time: on a busy machine a point read may be descheduled
+    for milliseconds, and it must not count as long, or every read by key would move to the thread."""
+
+    def __init__(self, path: Path) -> None:
+        self.started: float | None = None  # this thread's CPU clock when SQLite first asked during this read
+        self.connection = sqlite3.connect(path, isolation_level=None)
+        try:
+            self.connection.row_factory = sqlite3.Row
+            self.connection.execute("PRAGMA foreign_keys = ON")  # as the writer's, though a read never needs it
+            self.connection.execute("PRAGMA query_only = ON")
+            self.connection.execute("PRAGMA busy_timeout = 0")
+            self.connection.set_progress_handler(self._over_budget, BUDGET_CHECK_STEPS)
+        except BaseException:
+            self.connection.close()
+            raise
+
+    def _over_budget(self) -> bool:
+        """The clock is first read when SQLite first asks (most reads by key finish before it does)."""
+        now = time.thread_time()
+        if self.started is None:
+            self.started = now
+            return False
+        return now - self.started > READ_BUDGET_S
+
+    def fetch_all(self, sql: str, parameters: tuple[Any, ...]) -> list[sqlite3.Row]:
+        self.started = None
+        return self.connection.execute(sql, parameters).fetchall()
+
+    def close(self) -> None:
+        self.connection.close()
+
+
 class SQLiteDatabase(Database):
     """An open store file."""
 
@@ -186,6 +234,10 @@ class SQLiteDatabase(Database):
         self._transaction = SQLiteTransaction(connection)
         self._shared: list[tuple[Callable[[Transaction], Awaitable[Any]], asyncio.Future[Any]]] = []
         self._sharing: asyncio.Task[None] | None = None
+        self._reader: _Reader | None = None  # opened at the first read (fetch_all)
+        self._reading_here = self._identity is not None  # not for :memory: (a second connection is another database)
+        self._open_transactions = 0  # transaction() blocks open: reads then see them, on the one connection
+        self._slow: set[str] = set()  # reads found over budget here (SLOW_REMEMBERED at most)
 
     def _file_identity(self) -> tuple[int, int] | None:
         if str(self.path) == ":memory:":
@@ -240,6 +292,10 @@ class SQLiteDatabase(Database):
     async def close(self) -> None:
         if self._sharing is not None and not self._sharing.done():
             await asyncio.wait([self._sharing])  # the shared calls already accepted are written first
+        self._reading_here = False
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
         await self.connection.close()
 
     @asynccontextmanager
@@ -248,11 +304,14 @@ class SQLiteDatabase(Database):
         async with self._write_lock:
             self._check_present()
             await self.connection.execute("BEGIN IMMEDIATE")
+            self._open_transactions += 1  # a read meanwhile goes through the writer's connection, as it always did
             try:
                 yield self._transaction
             except BaseException:
                 await self.connection.rollback()
                 raise
+            finally:
+                self._open_transactions -= 1
             await self.connection.commit()
 
     async def in_one_call(self, body: Callable[[Transaction], Awaitable[T]]) -> T:
@@ -303,8 +362,35 @@ class SQLiteDatabase(Database):
                     future.set_exception(value)
 
     async def fetch_all(self, sql: str, parameters: Iterable[Any] = ()) -> list[aiosqlite.Row]:
-        """One hand-off to the database thread (execute + fetchall + close would take three)."""
-        return list(await self.connection.execute_fetchall(sql, tuple(parameters)))
+        """Right here within READ_BUDGET_S (module docstring), else one hand-off to the database thread
+        (execute + fetchall + close would take three). While a transaction() block is open the read goes
+        through the writer's connection, so a coroutine reading outside its own open transaction still
+        sees what it wrote, as before; so does a PRAGMA (it asks about the writer's connection)."""
+        parameters = tuple(parameters)
+        if (self._reading_here and not self._open_transactions and sql not in self._slow
+                and sql.lstrip()[:6].upper() != "PRAGMA"):
+            try:
+                return (self._reader or self._first_reader()).fetch_all(sql, parameters)
+            except sqlite3.OperationalError as error:  # over budget, the file busy, a write refused ...
+                if str(error) == "interrupted" and len(self._slow) < SLOW_REMEMBERED:
+                    self._slow.add(sql)
+            except sqlite3.Error:
+                pass  # ... or a real error: the usual way says which
+        return list(await self.connection.execute_fetchall(sql, parameters))
+
+    def _first_reader(self) -> _Reader:
+        """The reader, opened on the file this store opened (a file replaced since is not read from)."""
+        try:
+            reader = _Reader(self.path)
+        except sqlite3.Error:
+            self._reading_here = False
+            raise
+        if self._file_identity() != self._identity:
+            reader.close()
+            self._reading_here = False
+            raise sqlite3.OperationalError("the store file changed: reads stay on the writer's connection")
+        self._reader = reader
+        return reader
 
     async def schema_version(self) -> int:
         row = await self.fetch_one("PRAGMA user_version")
