@@ -57,7 +57,7 @@ def check_the_telegram_benchmarks(data: dict) -> None:
     """The real paths ran: every click answered and recorded, every chat posted to once on both
     sides, and the measured bot process served Telegram and synced Discord's commands."""
     burst = data["answer_burst"]
-    for side in ("ours", "bare", "bare_concurrent"):
+    for side in ("ours", "bare_aiohttp", "bare_concurrent"):
         assert burst[side]["clicks"] == burst["clicks_per_burst"], side
     assert burst["ours"]["paced_p50_ms"] > 0 and burst["answers_recorded"] > burst["clicks_per_burst"]
     broadcast = data["broadcast"]  # the shipped process, its subscriptions all due at one minute
@@ -126,16 +126,12 @@ def test_the_broadcast_minute_leaves_time_to_start() -> None:
 def test_answer_burst_prototypes_undo_their_patches() -> None:
     from adapters.telegram import app
     import bot.caller
-    from benchmarks.answer_burst import bounded_concurrency, cached_users, one_hop_reads
-    from bot.store.sqlite_backend import SQLiteDatabase as Database
+    from benchmarks.answer_burst import bounded_concurrency, cached_users
 
-    builder, fetch_one = app.ApplicationBuilder, Database.fetch_one
-    ensure_user = bot.caller.ensure_user
-    with bounded_concurrency(), one_hop_reads(), cached_users():
-        assert app.ApplicationBuilder is not builder and Database.fetch_one is not fetch_one
-        assert bot.caller.ensure_user is not ensure_user
-    assert app.ApplicationBuilder is builder and Database.fetch_one is fetch_one
-    assert bot.caller.ensure_user is ensure_user
+    builder, ensure_user = app.ApplicationBuilder, bot.caller.ensure_user
+    with bounded_concurrency(), cached_users():
+        assert app.ApplicationBuilder is not builder and bot.caller.ensure_user is not ensure_user
+    assert app.ApplicationBuilder is builder and bot.caller.ensure_user is ensure_user
 
 
 @pytest.mark.parametrize(("figure", "value", "met"), [
