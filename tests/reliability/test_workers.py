@@ -197,7 +197,8 @@ def popups(api: FakeBotApi) -> dict[str, str]:
             for call in api.calls if call.method == "answerCallbackQuery"}
 
 
-async def test_one_persons_click_reaching_every_worker_at_once_is_recorded_once(tmp_path: Path, postgres_url: str) -> None:
+async def test_one_persons_click_reaching_every_worker_at_once_is_recorded_once(tmp_path: Path,
+                                                                               postgres_url: str) -> None:
     """Forty members of each of three groups click their group's question, and each click reaches all
     three workers at the same moment (three callback queries, one per worker, each choosing another
     option): every query gets its pop-up, each member is recorded exactly once per group and told so
@@ -215,7 +216,7 @@ async def test_one_persons_click_reaching_every_worker_at_once_is_recorded_once(
                 sends = []
                 for user_id, chat_id in people[start:start + 10]:
                     stored = posts[chat_id]
-                    options = rng.sample(stored.data, WORKERS)  # a different option on each worker: only the first counts
+                    options = rng.sample(stored.data, WORKERS)  # another option on each worker: the first counts
                     for index in range(WORKERS):
                         number = next(numbers)
                         body = click(f"s{user_id}-{chat_id}-{index}", member(user_id), api._message(stored),
