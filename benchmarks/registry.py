@@ -29,9 +29,9 @@ MODULES: tuple[str, ...] = (
 
 # Keys the issue asks the JSON to hold; the harness says which ones a run did not produce.
 REQUIRED_KEYS: tuple[str, ...] = (
-    "answer_burst.ratio_vs_bare",
-    "store.ratio_vs_raw",
-    "store.interview_ratio_vs_raw",
+    "answer_burst.ratio_vs_bare",  # equal terms: the bare bot over ours' HTTP client, same server, same clicks
+    "store.ratio_vs_raw",  # equal terms: raw runs the store's own statements in the same transactions
+    "store.interview_ratio_vs_raw",  # equal terms: raw commits the same rows in the same groups
     "broadcast.rate_over_limit",
     "broadcast.http_429",
     "storm.interactive_p95_s",
