@@ -121,6 +121,10 @@ def register(application: Application) -> None:
     membership changes, group migrations, and the one error handler."""
     private, groups = filters.ChatType.PRIVATE, filters.ChatType.GROUPS
     application.add_handler(TypeHandler(Update, guard_floods), group=-1)  # before every other handler
+    # Clicks first: PTB tries a group's handlers in order, and no other handler takes a callback query, so a
+    # click (the burst after a daily post) no longer goes past some thirty command handlers' checks first.
+    application.add_handler(CallbackQueryHandler(clicks.menu_click, pattern=menus.PATTERN))
+    application.add_handler(CallbackQueryHandler(clicks.answer_click))
     for command in COMMANDS:
         callback = COMMAND_HANDLERS[command.name]
         here = command.where in ("private", "both")
@@ -131,8 +135,6 @@ def register(application: Application) -> None:
     # A file whose caption is /deck add NAME: CommandHandler never looks at captions.
     application.add_handler(MessageHandler(filters.Document.ALL & filters.CaptionRegex(decks.CAPTION_PATTERN),
                                            decks.caption_command))
-    application.add_handler(CallbackQueryHandler(clicks.menu_click, pattern=menus.PATTERN))
-    application.add_handler(CallbackQueryHandler(clicks.answer_click))
     application.add_handler(ChatMemberHandler(group.membership, ChatMemberHandler.MY_CHAT_MEMBER))
     application.add_handler(PollAnswerHandler(group.poll_answer))
     application.add_handler(PollHandler(group.poll_state))

@@ -16,7 +16,10 @@ _MARKUP = str.maketrans("", "", "`*_~|<>")
 
 def clean_name(name: str) -> str:
     """Visible characters only (no format or control characters, no markup), single spaces, at most NAME_MAX."""
-    kept = "".join(ch for ch in name if unicodedata.category(ch) not in ("Cf", "Cc", "Cs", "Co", "Cn"))
+    if name.isascii() and name.isprintable():  # most names: nothing to drop, no per-character lookup (each click)
+        kept = name
+    else:
+        kept = "".join(ch for ch in name if unicodedata.category(ch) not in ("Cf", "Cc", "Cs", "Co", "Cn"))
     words = kept.translate(_MARKUP).split()
     return " ".join(words)[:NAME_MAX].strip()
 
