@@ -109,6 +109,7 @@ class PostgresTransaction(Transaction):
 
     def __init__(self, connection: asyncpg.Connection) -> None:
         self.connection = connection
+        self._held: set[int] = set()  # key locks this transaction holds already (asking again costs a round trip)
 
     async def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Result:
         try:
@@ -132,12 +133,14 @@ class PostgresTransaction(Transaction):
             raise _violation(error) from error
 
     async def lock(self, kind: str, keys: Iterable[int | str]) -> None:
-        """pg_advisory_xact_lock on each key, in ascending order, in one round trip (released at COMMIT)."""
-        wanted = sorted({lock_key(kind, key) for key in keys})
+        """pg_advisory_xact_lock on each key not held yet, in ascending order, in one round trip (all are
+        released at COMMIT or ROLLBACK)."""
+        wanted = sorted({lock_key(kind, key) for key in keys} - self._held)
         if wanted:
             await self.connection.execute(
                 "SELECT pg_advisory_xact_lock(k) FROM (SELECT unnest($1::bigint[]) AS k ORDER BY 1) AS keys",
                 wanted)
+            self._held.update(wanted)
 
 
 async def _keep(connection: asyncpg.Connection) -> None:
