@@ -15,7 +15,7 @@ import pytest
 
 from bot.domain import ChatRef, InterviewFilters, RecordedAnswer, UserRef
 from bot.learner.items import Item
-from bot.store import Database, answer_batch
+from bot.store import Database, answer_batch, quiz
 from bot.store.answer_batch import AnswerWriter, QuestionClosed
 from bot.store.backend import Transaction
 from bot.store.daily import create_post, mark_post, start_reveal
@@ -185,6 +185,28 @@ async def test_a_reveal_claimed_by_every_worker_at_once_is_claimed_once(workers)
     _, post_id, _ = await daily_question(workers[0])
     claims = await asyncio.gather(*(start_reveal(db, post_id, 30.0) for db in workers for _ in range(3)))
     assert claims.count(True) == 1
+
+
+async def test_a_quiz_round_ended_by_every_worker_at_once_ends_once(workers) -> None:
+    """A state change raced: six workers end one round at the same moment; one of them ends it, and its
+    answers join the chat's board totals once (a daily fold racing it does not overwrite them)."""
+    chat = await ensure_chat(workers[0], ChatRef("t", "quiz", "group", "Quiz"), 1.0)
+    users = await people(workers[0], 4)
+    round_ = await quiz.start_round(workers[0], chat.id, users[0], None, None, ["q1", "q2"], 20, 1.0)
+    for number, question in enumerate(("q1", "q2")):
+        current = await quiz.get_round(workers[0], round_.id)
+        asked_id = await quiz.ask_next(workers[0], current, question, (0, 1, 2, 3), 2.0 + number)
+        for user in users:
+            await AnswerWriter(workers[0]).record(answer(asked_id, user), question)
+    _, post_id, asked_id = await daily_question(workers[0], "quiz")
+    await AnswerWriter(workers[0]).record(answer(asked_id, users[0]), ITEM.question_id)
+    current = await quiz.get_round(workers[0], round_.id)
+    ended = await asyncio.gather(*(quiz.end_round(db, current, "done", 50.0) for db in workers),
+                                 mark_post(workers[0], post_id, "revealed", 50.0))
+    assert ended[:WORKERS].count(True) == 1
+    totals = {row[0]: (row[1], row[2]) for row in await workers[0].fetch_all(
+        "SELECT user_id, answered, points FROM board_totals WHERE chat_id = ?", (chat.id,))}
+    assert totals == {users[0]: (3, 30), **{user: (2, 20) for user in users[1:]}}
 
 
 async def test_posts_of_one_chat_revealed_by_several_workers_at_once_fold_each_answer_once(workers) -> None:
