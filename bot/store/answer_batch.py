@@ -94,9 +94,10 @@ class AnswerWriter:
         thread): each answer's refusal, or None once it is written with its review card and learner step.
 
         Safe beside other workers' batches (PostgreSQL): the people's key locks first (their cards and
-        beliefs are read, then written), then the questions' rows FOR SHARE, so a reveal's close waits
-        for this batch and a batch after the close sees it closed; the unique (question, person) key
-        with ON CONFLICT DO NOTHING decides between two workers recording one person's answer."""
+        beliefs are read, then written; two workers recording one person's answer take turns here),
+        then the questions' rows FOR SHARE, so a reveal's close waits for this batch and a batch after
+        the close sees it closed; behind them the unique (question, person) key, with ON CONFLICT DO
+        NOTHING, keeps the answer another transaction wrote first."""
         keys = [(p.answer.asked_id, p.answer.user_id) for p in batch]
         await connection.lock("person", [user for _, user in keys])
         still_open, existing = await _state_of(connection, keys)
