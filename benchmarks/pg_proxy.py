@@ -11,8 +11,8 @@ changed while connections are open: it applies to chunks that arrive afterwards.
 `python -m benchmarks.pg_proxy --upstream HOST:PORT --delay-ms 1` runs one in its own process (so the
 harness's own work does not slow the forwarding down): it prints `{"port": N}` once listening, then
 reads commands on stdin, one a line: `delay MS` answers `ok`, `chunks` the number of reads passed on
-each way so far (as JSON: a request flight to the server is about one read); end of input stops it. `ProxyProcess`
-starts and steers one from a benchmark.
+each way so far (as JSON: a flight of messages to the server is about one read); end of input stops
+it. `ProxyProcess` starts and steers one from a benchmark.
 """
 
 from __future__ import annotations

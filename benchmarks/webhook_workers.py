@@ -284,7 +284,8 @@ async def measure_workers(server: ServerProcess, pg: PostgresServer, proxy: Prox
     started = await asyncio.gather(*(start_workers(server, stores[link], workers,
                                                    folder / f"{label}-{workers}-{link}.log", tree)
                                      for link, _ in SETS), return_exceptions=True)
-    running = {link: processes for (link, _), processes in zip(SETS, started) if not isinstance(processes, BaseException)}
+    running = {link: processes for (link, _), processes in zip(SETS, started)
+               if not isinstance(processes, BaseException)}
     seconds = dict.fromkeys(names, 0.0)
     reads, clicked = dict.fromkeys(names, 0), dict.fromkeys(names, 0)
     per_round = max(1, clicks // REPEATS)
@@ -300,8 +301,8 @@ async def measure_workers(server: ServerProcess, pg: PostgresServer, proxy: Prox
             clicked[name] += count
             await proxy.delay(delay)
             before = await proxy.chunks()
-            seconds[name] += count / await clicks_per_second(server, running[link],
-                                                             click_updates(messages[name], chats[name], first_user, count))
+            updates = click_updates(messages[name], chats[name], first_user, count)
+            seconds[name] += count / await clicks_per_second(server, running[link], updates)
             reads[name] += (await proxy.chunks())["to_server"] - before["to_server"]
     finally:
         await proxy.delay(0)
@@ -311,18 +312,26 @@ async def measure_workers(server: ServerProcess, pg: PostgresServer, proxy: Prox
     return rates, flights
 
 
+async def sample_load(loads: list[float]) -> None:
+    """The 1-minute load average every 5 s: the machine is shared, and the figures mean little without it."""
+    while True:
+        await asyncio.sleep(5)
+        loads.append(os.getloadavg()[0])
+
+
 async def run(quick: bool) -> dict[str, Any]:
     bin_dir = find_bin()
     if bin_dir is None:
         raise RuntimeError("PostgreSQL (initdb, pg_ctl) not found: install postgresql or set INTERVIEW_BOT_PG_BIN")
     clicks = scaled(CLICKS_QUICK if quick else CLICKS_FULL, minimum=10)
-    load_at_start = os.getloadavg()
+    load_at_start, loads = os.getloadavg()[0], [os.getloadavg()[0]]
     trees = Trees()
     results: dict[str, dict[str, Any]] = {label: {"tree": str(tree), "commit": Trees.commit(tree),
                                                   **{condition: {"clicks_per_s": {}} for condition in CONDITIONS}}
                                           for label, tree in trees.labelled}
     pg = PostgresServer(bin_dir)
     await asyncio.to_thread(pg.start, True)
+    sampling = asyncio.ensure_future(sample_load(loads))
     try:
         async with ProxyProcess(pg.port) as proxy, ServerProcess() as server:
             pings = scaled(PINGS, minimum=20)
@@ -343,6 +352,7 @@ async def run(quick: bool) -> dict[str, Any]:
                             results[label][condition].setdefault("flights_to_server_per_click", {})[
                                 f"workers_{workers}"] = round(flight, 2)
     finally:
+        sampling.cancel()
         await asyncio.to_thread(pg.stop)
     for side in results.values():
         top = f"workers_{WORKER_COUNTS[-1]}"
@@ -356,12 +366,14 @@ async def run(quick: bool) -> dict[str, Any]:
         "what": f"daily-question clicks answered per second through N `interview-bot telegram --webhook` workers "
                 f"on one PostgreSQL database (fsync and synchronous commit on): connected directly (no_latency), "
                 f"and through benchmarks/pg_proxy.py adding nothing (proxy_0ms) or {DELAY_MS:g} ms each way "
-                f"(latency_1ms); same database, {clicks} clicks per round over the same HTTP transport",
-        "clicks": clicks, "in_flight": IN_FLIGHT, "delay_ms_each_way": DELAY_MS,
+                f"(latency_1ms); same database, {clicks} clicks per condition in {REPEATS} rounds taken in turns, "
+                f"over the same HTTP transport",
+        "clicks": clicks, "repeats": REPEATS, "in_flight": IN_FLIGHT, "delay_ms_each_way": DELAY_MS,
         "select_1_ms": {name: timing["p50"] for name, timing in select_1.items()},
         "select_1_ms_p95": {name: timing["p95"] for name, timing in select_1.items()},
-        "load_average": {"start": [round(value, 2) for value in load_at_start],
-                         "end": [round(value, 2) for value in os.getloadavg()]}, **results.pop("current"),
+        "load_average": {"start": round(load_at_start, 2), "end": round(os.getloadavg()[0], 2),
+                         "mean": round(sum(loads) / len(loads), 2), "max": round(max(loads), 2)},
+        **results.pop("current"),
     }
     if "baseline" in results:
         result["baseline"] = results["baseline"]
@@ -374,7 +386,7 @@ def notes(result: dict[str, Any]) -> list[str]:
     ping = result["select_1_ms"]
     lines = [f"SELECT 1 p50: {ping['direct']} ms direct, {ping['proxy_0ms']} ms through the proxy, "
              f"{ping['proxy_1ms']} ms through it at {DELAY_MS:g} ms each way; 1-minute load average "
-             f"{result['load_average']['start'][0]:.1f} at the start, {result['load_average']['end'][0]:.1f} at the end."]
+             f"{result['load_average']['mean']:.1f} on average (at most {result['load_average']['max']:.1f})."]
     for label, side in (("this tree", result), ("baseline", result.get("baseline"))):
         if side is None:
             continue
