@@ -75,9 +75,9 @@ async def save_deck(db: Database, chat_id: int, name: str, questions: str, count
     """Add the deck, or replace the one of that name (same row and id, version + 1); (the deck, replaced?).
     TooManyDecks when a new name would pass `max_decks` (counted in the same transaction)."""
     async with db.transaction() as connection:
-        # A write to the chat's row first: two uploads to one chat take turns (PostgreSQL locks the row until
-        # the commit; SQLite's writers take turns anyway), so the count below cannot be passed by a race.
-        await connection.execute("UPDATE chats SET left_at = left_at WHERE id = ?", (chat_id,))
+        # The chat's key lock first: two uploads to one chat take turns (SQLite's writers take turns anyway),
+        # so neither the count below nor a new name uploaded twice at once can be passed by a race.
+        await connection.lock("chat", [chat_id])
         row = await connection.fetch_one("SELECT id FROM decks WHERE chat_id = ? AND name = ?", (chat_id, name))
         if row is not None:
             await connection.execute(

@@ -132,3 +132,19 @@ async def test_uploads_at_once_never_pass_the_limit(db_path) -> None:
     finally:
         for worker in workers:
             await worker.close()
+
+
+async def test_one_new_name_uploaded_by_several_workers_at_once_is_one_deck(db_path) -> None:
+    """The same new name from eight workers at the same moment: one adds it, the others replace it; none
+    meets the unique (chat, name) key as an error."""
+    workers = [await Database.open(db_path) for _ in range(8)]
+    try:
+        chat = await group(workers[0])
+        saved = await asyncio.gather(*(store.save_deck(worker, chat, "dup", QUESTIONS, 3, None, "", 0.0, 20)
+                                       for worker in workers))
+        assert sorted(replaced for _, replaced in saved) == [False] + [True] * 7
+        [deck] = await store.list_decks(workers[0], chat)
+        assert deck.name == "dup" and deck.version == 8
+    finally:
+        for worker in workers:
+            await worker.close()
