@@ -9,15 +9,23 @@ answers alone, which is all a multiple-choice click tells. Learning steps of min
 between chat sessions, so a card goes straight to whole days; fuzzing is off so that a schedule is a
 function of its answers (the tests and a restart see the same dates). Cards written under SM-2
 (before schema 8) convert on first read (`from_sm2`). The functions read no clock: callers pass `now`.
+
+The package's `Scheduler.review_card` copies the card, builds datetimes, a review log and enum matches
+on every answer (about 20-30 us, as much as the SQL that stores the card, and it runs in the database
+thread inside each answer's transaction). With no learning steps and no fuzzing, its states all reduce
+to one path, written out below with the package's own weights and its formulas' operations in the same
+order, so every figure is the same to the last bit (tests/bot/review/test_cards_equal.py checks it
+against `Scheduler.review_card` over thousands of random cards).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from functools import cache
 
-from fsrs import Card, Rating, Scheduler, State
+from fsrs import Rating, Scheduler, State
 
 DAY_S = 86_400.0
 DEFAULT_RETENTION = 0.9
@@ -53,23 +61,89 @@ def _instant(epoch: float) -> datetime:
     return datetime.fromtimestamp(epoch, tz=timezone.utc)
 
 
-def _fsrs_card(card: ReviewCard) -> Card:
-    return Card(card_id=1, state=State(card.state), step=None if card.state == State.Review.value else 0,
-                stability=card.stability, difficulty=card.difficulty, due=_instant(card.due_at),
-                last_review=_instant(card.last_reviewed_at) if card.last_reviewed_at is not None else None)
+_STABILITY_MIN, _DIFFICULTY_MIN, _DIFFICULTY_MAX, _MAX_INTERVAL_DAYS = 0.001, 1.0, 10.0, 36500
+_STATES = frozenset(state.value for state in State)
+
+
+class _Formulas:
+    """FSRS's per-answer formulas for one desired retention, with everything that does not depend on
+    the card worked out once (each constant by the very expression the package evaluates per call)."""
+
+    def __init__(self, retention: float) -> None:
+        w = self.w = scheduler(retention).parameters
+        self.decay = -w[20]
+        self.factor = 0.9 ** (1 / self.decay) - 1
+        self.interval_scale = (retention ** (1 / self.decay)) - 1
+        again, good, easy = int(Rating.Again), int(Rating.Good), int(Rating.Easy)
+        self.first_stability = max(w[again - 1], _STABILITY_MIN)  # a new card's first answer is a miss
+        self.first_difficulty = min(max(w[4] - (math.e ** (w[5] * (again - 1))) + 1, _DIFFICULTY_MIN),
+                                    _DIFFICULTY_MAX)
+        self.reversion = w[7] * (w[4] - (math.e ** (w[5] * (easy - 1))) + 1)  # toward an easy card's difficulty
+        self.keep = 1 - w[7]
+        self.delta = {rating: -(w[6] * (rating - 3)) for rating in (again, good)}
+        self.short_term = {rating: math.e ** (w[17] * (rating - 3 + w[18])) for rating in (again, good)}
+        self.forget_short = math.e ** (w[17] * w[18])
+        self.recall_base = math.e ** (w[8])
+
+    def difficulty(self, difficulty: float, rating: int) -> float:
+        moved = difficulty + (10.0 - difficulty) * self.delta[rating] / 9.0
+        return min(max(self.reversion + self.keep * moved, _DIFFICULTY_MIN), _DIFFICULTY_MAX)
+
+    def stability_same_day(self, stability: float, rating: int) -> float:
+        increase = self.short_term[rating] * (stability ** -self.w[19])
+        if rating != Rating.Again:
+            increase = max(increase, 1.0)
+        return max(stability * increase, _STABILITY_MIN)
+
+    def stability(self, difficulty: float, stability: float, elapsed_days: int | None, rating: int) -> float:
+        """After a gap of whole days (None: never reviewed, recall counted as 0)."""
+        w = self.w
+        recall = 0 if elapsed_days is None else (1 + self.factor * max(0, elapsed_days) / stability) ** self.decay
+        if rating == Rating.Again:
+            long_term = (w[11] * (difficulty ** -w[12]) * (((stability + 1) ** (w[13])) - 1)
+                         * (math.e ** ((1 - recall) * w[14])))
+            moved = min(long_term, stability / self.forget_short)
+        else:
+            moved = stability * (1 + self.recall_base * (11 - difficulty) * (stability ** -w[9])
+                                 * ((math.e ** ((1 - recall) * w[10])) - 1))
+        return max(moved, _STABILITY_MIN)
+
+    def interval_days(self, stability: float) -> int:
+        return min(max(round((stability / self.factor) * self.interval_scale), 1), _MAX_INTERVAL_DAYS)
+
+
+@cache
+def _formulas(retention: float) -> _Formulas:
+    return _Formulas(retention)
 
 
 def schedule(card: ReviewCard | None, correct: bool, now: float,
              retention: float = DEFAULT_RETENTION) -> ReviewCard | None:
-    """The card after one answer; None when there is nothing to review (right, and never missed)."""
+    """The card after one answer; None when there is nothing to review (right, and never missed).
+
+    What `scheduler(retention).review_card` gives, rated Good (right) or Again (wrong): with no
+    learning or relearning steps every state (Learning, Review, Relearning) moves the same way and
+    lands in Review, due a whole number of days later."""
     if card is None and correct:
         return None
-    before = Card(card_id=1, due=_instant(now)) if card is None else _fsrs_card(card)
-    after, _ = scheduler(retention).review_card(before, Rating.Good if correct else Rating.Again, _instant(now))
+    formulas = _formulas(retention)
+    at = _instant(now)
+    if card is None:
+        stability, difficulty = formulas.first_stability, formulas.first_difficulty
+    else:
+        if card.state not in _STATES:
+            raise ValueError(f"unknown card state {card.state}")
+        rating = int(Rating.Good if correct else Rating.Again)
+        days = None if card.last_reviewed_at is None else (at - _instant(card.last_reviewed_at)).days
+        if days is not None and days < 1:
+            stability = formulas.stability_same_day(card.stability, rating)
+        else:
+            stability = formulas.stability(card.difficulty, card.stability, days, rating)
+        difficulty = formulas.difficulty(card.difficulty, rating)
+    due_at = (at + timedelta(days=formulas.interval_days(stability))).timestamp()
     lapses = (card.lapses if card else 0) + (0 if correct else 1)
     repetitions = (card.repetitions + 1 if card else 1) if correct else 0
-    return ReviewCard(float(after.stability), float(after.difficulty), after.due.timestamp(), lapses, now,
-                      repetitions, after.state.value)
+    return ReviewCard(float(stability), float(difficulty), due_at, lapses, now, repetitions, State.Review.value)
 
 
 def from_sm2(repetitions: int, interval_days: float, ease: float, due_at: float, lapses: int,
