@@ -58,24 +58,36 @@ def information(ability: float, difficulty: float) -> float:
     return p * (1.0 - p)
 
 
+_PI_SQUARED = math.pi ** 2
+
+
 def damping(variance: float) -> float:
     """Glickman's g: how much an uncertain opponent's outcome says (1 when it is exactly known)."""
-    return 1.0 / math.sqrt(1.0 + 3.0 * variance / math.pi ** 2)
+    return 1.0 / math.sqrt(1.0 + 3.0 * variance / _PI_SQUARED)
 
 
 def _step(belief: Estimate, sign: float, other: float, other_variance: float, right: bool) -> Estimate:
-    """One Bayesian step for `belief` facing `other`; sign +1 for a person (right raises them), -1 for an item."""
+    """One Bayesian step for `belief` facing `other`; sign +1 for a person (right raises them), -1 for an item.
+
+    It runs three times per answer inside the answer's transaction (on SQLite, in the database thread
+    beside the event loop), so the logistic is inlined and the loop's constants are taken out of it;
+    every operation is the one the plain form does, in the same order (tests/bot/learner/
+    test_ability_equal.py checks the results bit for bit against it)."""
     g = damping(other_variance)
     y = 1.0 if right else 0.0
-    x = belief.value
+    start, spread = belief.value, belief.variance
+    precision, g_sign, g_squared, exp = 1.0 / spread, g * sign, g * g, math.exp
+    x = start
     for _ in range(NEWTON_STEPS):
-        p = logistic(g * sign * (x - other))  # the person's chance of a right answer
-        gradient = -(x - belief.value) / belief.variance + sign * g * (y - p)
-        curvature = 1.0 / belief.variance + g * g * p * (1.0 - p)
-        x += gradient / curvature
-    p = logistic(g * sign * (x - other))
-    variance = 1.0 / (1.0 / belief.variance + g * g * p * (1.0 - p))
-    return Estimate(x, variance, belief.answers + 1)
+        z = g_sign * (x - other)  # p: the person's chance of a right answer, logistic(z)
+        if z >= 0:
+            p = 1.0 / (1.0 + exp(-z))
+        else:
+            e = exp(z)
+            p = e / (1.0 + e)
+        x += (-(x - start) / spread + g_sign * (y - p)) / (precision + g_squared * p * (1.0 - p))
+    p = logistic(g_sign * (x - other))
+    return Estimate(x, 1.0 / (precision + g_squared * p * (1.0 - p)), belief.answers + 1)
 
 
 def update(person: Estimate, item: Estimate, right: bool) -> tuple[Estimate, Estimate]:
