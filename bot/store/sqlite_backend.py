@@ -34,6 +34,10 @@ from bot.store.migrations import SchemaTooNew, migrate
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 MAX_SHARED = 64  # bodies in one shared call: a bound on how long the first of them waits for its COMMIT
+# Prepared statements kept per connection (sqlite3's default is 128): an answer batch's statements name
+# each key (IN lists, VALUES rows), so each size (and mix of people and questions) has five of its own; past
+# the cache each one would be parsed and planned again, in the database thread, on every batch.
+CACHED_STATEMENTS = 1024
 READ_BUDGET_S = 0.001  # CPU time a read may take on the event loop's thread before it moves to aiosqlite's
 BUDGET_CHECK_STEPS = 1_000  # SQLite VM steps between two looks at the thread's CPU clock while a read runs here
 SLOW_REMEMBERED = 1_000  # SQL texts found over budget, sent straight to aiosqlite's thread from then on
@@ -193,7 +197,7 @@ class _Reader:
 
     def __init__(self, path: Path) -> None:
         self.started: float | None = None  # this thread's CPU clock when SQLite first asked during this read
-        self.connection = sqlite3.connect(path, isolation_level=None)
+        self.connection = sqlite3.connect(path, isolation_level=None, cached_statements=CACHED_STATEMENTS)
         try:
             self.connection.row_factory = sqlite3.Row
             self.connection.execute("PRAGMA foreign_keys = ON")  # as the writer's, though a read never needs it
@@ -268,7 +272,7 @@ class SQLiteDatabase(Database):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 if path.is_dir():
                     raise IsADirectoryError(path)
-            opening = aiosqlite.connect(path, isolation_level=None)
+            opening = aiosqlite.connect(path, isolation_level=None, cached_statements=CACHED_STATEMENTS)
             connection = await opening
         except (OSError, sqlite3.Error) as error:
             await _thread_ended(opening)
