@@ -54,7 +54,7 @@ async def record_answers(connection: Transaction, answers: list[LearnerAnswer]) 
     questions = sorted({answer.item.question_id for answer in answers})
     await connection.lock("person", users)  # read, moved, written back: no other worker's step in between
     await connection.lock("item", questions)
-    people: dict[Key, Estimate] = {}
+    stored: dict[Key, tuple] = {}  # a person's rows as read; widened to now only if an answer moves them
     items: dict[str, Estimate] = {}
     for row in await connection.fetch_all(  # one round trip for both reads
             f"""SELECT 'person', user_id, scope, name, ability, variance, answers, updated_at FROM abilities
@@ -63,20 +63,29 @@ async def record_answers(connection: Transaction, answers: list[LearnerAnswer]) 
                 SELECT 'item', 0, '', question_id, difficulty, variance, answers, updated_at FROM item_difficulties
                 WHERE question_id IN ({placeholders(questions)})""", (*users, *questions)):
         if row[0] == "person":
-            people[(row[1], row[2], row[3])] = _belief(tuple(row)[4:], answers[0].at)
+            stored[(row[1], row[2], row[3])] = tuple(row)[4:]
         else:
             items[row[3]] = Estimate(float(row[4]), float(row[5]), int(row[6]))
+    now = answers[0].at
+    people: dict[Key, Estimate] = {}
+
+    def belief(key: Key) -> Estimate:
+        if key not in people:
+            row = stored.get(key)
+            people[key] = PRIOR if row is None else _belief(row, now)
+        return people[key]
+
     moved_people: dict[Key, tuple[Estimate, float]] = {}
     moved_items: dict[str, tuple[Estimate, float]] = {}
     for answer in answers:
         item = items.get(answer.item.question_id) or starting_difficulty(answer.item.label)
         topic_key: Key = (answer.user_id, TOPIC, answer.item.topic)
         specialty_key: Key = (answer.user_id, SPECIALTY, answer.item.specialty)
-        person, new_item = update(people.get(topic_key, PRIOR), item, answer.right)
-        overall = update_person(people.get(specialty_key, PRIOR), item, answer.right)
-        for key, belief in ((topic_key, person), (specialty_key, overall)):
-            people[key] = belief
-            moved_people[key] = (belief, answer.at)
+        person, new_item = update(belief(topic_key), item, answer.right)
+        overall = update_person(belief(specialty_key), item, answer.right)
+        for key, moved in ((topic_key, person), (specialty_key, overall)):
+            people[key] = moved
+            moved_people[key] = (moved, answer.at)
         items[answer.item.question_id] = new_item
         moved_items[answer.item.question_id] = (new_item, answer.at)
     await connection.executemany(
