@@ -18,7 +18,8 @@ from pathlib import Path
 from bot.bank import BankError, load_bank
 from bot.bank.loader import Bank
 from bot.caller import Caller, resolve
-from bot.daily.service import DailyAnswer, DailyService
+from bot.daily.answer import DailyAnswer
+from bot.daily.service import DailyService
 from bot.decks.library import Library
 from bot.decks.doors import DeckDoors
 from bot.forgetting import ForgetDoors

@@ -18,6 +18,7 @@ from bot.bank.loader import Bank
 from bot.bank.poll_fit import PollFit
 from bot.schedule.clock import Clock
 from bot.caller import Caller, chat_language
+from bot.daily.answer import DailyAnswer
 from bot.daily.chats import chat_allowed, chat_forbidden, chat_gone
 from bot.asking.poll import quiz_poll
 from bot.daily.reveal import Reveals
@@ -49,15 +50,6 @@ GRACE = timedelta(hours=1)  # a post missed while the bot was down is still sent
 DEFAULT_REVEAL_AFTER = timedelta(hours=12)
 REVEAL_MARGIN_S = 60  # a reveal always lands this long before the chat's next post
 REVEAL_HOURS = (0.1, 48.0)  # the reveal window an admin may choose
-
-
-@dataclass(frozen=True)
-class DailyAnswer:
-    """A group member's recorded answer: right or wrong, and how many have answered so far."""
-
-    correct: bool
-    answered: int
-    asked_id: int
 
 
 @dataclass(frozen=True)

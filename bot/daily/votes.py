@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from bot.asking.delivery import Delivery
 from bot.asking.poll import quiz_poll
@@ -22,12 +21,10 @@ from bot.errors import AnswerRefused
 from bot.schedule.clock import Clock
 from bot.store import daily as posts
 from bot.store import interviews as records
+from bot.daily.answer import DailyAnswer
 from bot.store import polls
 from bot.store.database import Database
 from bot.store.people import get_chat
-
-if TYPE_CHECKING:
-    from bot.daily.service import DailyAnswer
 
 log = logging.getLogger(__name__)
 
