@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 
 from fsrs import Card, Rating, Scheduler, State
 
-from bot.review.cards import DAY_S, DEFAULT_RETENTION, RETENTION_RANGE, ReviewCard, schedule
+from bot.review.cards import DAY_S, DEFAULT_RETENTION, RETENTION_RANGE, ReviewCard, _microseconds, schedule
 
 NOW = 1_780_000_000.0
 
@@ -85,3 +85,16 @@ def test_chains_of_answers_stay_equal_to_the_package() -> None:
                 now = ours.due_at + rng.choice((0.0, -0.7, 0.3, 3.0)) * DAY_S * rng.random()
             else:
                 now += rng.uniform(0, 2 * DAY_S)
+
+
+def test_instants_round_to_the_microsecond_as_datetime_does() -> None:
+    """Whole microseconds as `datetime.fromtimestamp` makes them, half-microsecond ties and negative
+    fractions included."""
+    rng = random.Random(11)
+    epoch = datetime(1970, 1, 1, tzinfo=timezone.utc)
+    instants = [NOW + rng.uniform(-1e9, 1e9) for _ in range(20_000)]
+    instants += [NOW + rng.randrange(10**6) / 1e6 + tie for tie in (5e-7, -5e-7, 4.9e-7) for _ in range(5_000)]
+    instants += [-rng.uniform(0, 1e6) for _ in range(2_000)] + [0.0, 0.9999995, 1.9999999, -0.0000005]
+    for instant in instants:
+        moment = _instant(instant) - epoch
+        assert _microseconds(instant) == (moment.days * 86_400 + moment.seconds) * 10**6 + moment.microseconds, instant
