@@ -162,6 +162,7 @@ def document(outcomes: list[Outcome], rows: list[dict[str, Any]], quick: bool, e
     for outcome in outcomes:
         data[outcome.name] = outcome.result
     data["goals"] = [row for row in rows if row["goal"]]
+    data["figures"] = rows  # the whole table: the goals' rows and the figures reported beside them
     return data
 
 

@@ -47,7 +47,11 @@ def test_tiny_run_writes_every_required_key_of_its_benchmarks(tmp_path: Path) ->
     assert data["meta"]["scale"] == float(TINY)
     assert data["meta"]["quick"] is True
     assert data["meta"]["machine"]["nproc"] >= 1
-    assert {row["key"] for row in data["goals"]} >= set(OWN_KEYS)
+    assert {row["key"] for row in data["figures"]} >= set(OWN_KEYS), "every required key is in the table"
+    assert {row["key"] for row in data["goals"]} == {row["key"] for row in data["figures"] if row["goal"]}
+    assert {row["key"] for row in data["goals"]} >= {"webhook_workers.latency_1ms.ratio_to_no_latency",
+                                                     "answer_burst.ratio_vs_bare", "store.ratio_vs_raw",
+                                                     "store.interview_ratio_vs_raw"}, "the issue's ratios have goals"
     assert data["meta"]["missing_required_keys"] == []
     assert completed.stdout.split()[:5] == ["benchmark", "figure", "value", "goal", "met?"]
     check_the_telegram_benchmarks(data)
