@@ -321,7 +321,8 @@ async def database_trips(core: Core, target: Target, count: int, first_user: int
     import aiosqlite.core
     from bot.store import sqlite_backend
 
-    reader = getattr(sqlite_backend, "_Reader", None)  # None in a tree before reads ran on the event loop
+    reader = getattr(sqlite_backend, "LoopReader", None) or getattr(sqlite_backend, "_Reader", None)  # (older trees:
+    # `_Reader` inside sqlite_backend; None before reads ran on the event loop)
     original = aiosqlite.core.Connection._execute
     read_here = reader.fetch_all if reader else None
     seen: Counter[str] = Counter()

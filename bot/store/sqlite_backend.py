@@ -19,7 +19,6 @@ import asyncio
 import logging
 import os
 import sqlite3
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -30,16 +29,11 @@ import aiosqlite
 from bot.store.backend import (SQLITE, Database, IntegrityViolation, Result, Row, StoreError, StoreGone, Transaction,
                                UniqueViolation)
 from bot.store.migrations import SchemaTooNew, migrate
+from bot.store.sqlite_reader import CACHED_STATEMENTS, LoopReader
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 MAX_SHARED = 64  # bodies in one shared call: a bound on how long the first of them waits for its COMMIT
-# Prepared statements kept per connection (sqlite3's default is 128): an answer batch's statements name
-# each key (IN lists, VALUES rows), so each size (and mix of people and questions) has five of its own; past
-# the cache each one would be parsed and planned again, in the database thread, on every batch.
-CACHED_STATEMENTS = 1024
-READ_BUDGET_S = 0.001  # CPU time a read may take on the event loop's thread before it moves to aiosqlite's
-BUDGET_CHECK_STEPS = 1_000  # SQLite VM steps between two looks at the thread's CPU clock while a read runs here
 SLOW_REMEMBERED = 1_000  # SQL texts found over budget, sent straight to aiosqlite's thread from then on
 
 
@@ -188,42 +182,6 @@ def _run_each_to_the_end(connection: sqlite3.Connection,
     return outcomes
 
 
-class _Reader:
-    """The event loop's own connection for reads: query-only (a write through it is refused, and then
-    goes the usual way), never waiting for a lock (busy: the read goes to aiosqlite's thread), and
-    interrupted once a read has taken READ_BUDGET_S of this thread's CPU time (SQLite asks every
-    BUDGET_CHECK_STEPS steps). CPU time, not wall time: on a busy machine a point read may be descheduled
-    for milliseconds, and it must not count as long, or every read by key would move to the thread."""
-
-    def __init__(self, path: Path) -> None:
-        self.started: float | None = None  # this thread's CPU clock when SQLite first asked during this read
-        self.connection = sqlite3.connect(path, isolation_level=None, cached_statements=CACHED_STATEMENTS)
-        try:
-            self.connection.row_factory = sqlite3.Row
-            self.connection.execute("PRAGMA foreign_keys = ON")  # as the writer's, though a read never needs it
-            self.connection.execute("PRAGMA query_only = ON")
-            self.connection.execute("PRAGMA busy_timeout = 0")
-            self.connection.set_progress_handler(self._over_budget, BUDGET_CHECK_STEPS)
-        except BaseException:
-            self.connection.close()
-            raise
-
-    def _over_budget(self) -> bool:
-        """The clock is first read when SQLite first asks (most reads by key finish before it does)."""
-        now = time.thread_time()
-        if self.started is None:
-            self.started = now
-            return False
-        return now - self.started > READ_BUDGET_S
-
-    def fetch_all(self, sql: str, parameters: tuple[Any, ...]) -> list[sqlite3.Row]:
-        self.started = None
-        return self.connection.execute(sql, parameters).fetchall()
-
-    def close(self) -> None:
-        self.connection.close()
-
-
 class SQLiteDatabase(Database):
     """An open store file."""
 
@@ -238,7 +196,7 @@ class SQLiteDatabase(Database):
         self._transaction = SQLiteTransaction(connection)
         self._shared: list[tuple[Callable[[Transaction], Awaitable[Any]], asyncio.Future[Any]]] = []
         self._sharing: asyncio.Task[None] | None = None
-        self._reader: _Reader | None = None  # opened at the first read (fetch_all)
+        self._reader: LoopReader | None = None  # opened at the first read (fetch_all)
         self._reading_here = self._identity is not None  # not for :memory: (a second connection is another database)
         self._open_transactions = 0  # transaction() blocks open: reads then see them, on the one connection
         self._slow: set[str] = set()  # reads found over budget here (SLOW_REMEMBERED at most)
@@ -366,7 +324,7 @@ class SQLiteDatabase(Database):
                     future.set_exception(value)
 
     async def fetch_all(self, sql: str, parameters: Iterable[Any] = ()) -> list[aiosqlite.Row]:
-        """Right here within READ_BUDGET_S (module docstring), else one hand-off to the database thread
+        """Right here within the reader's budget (module docstring), else one hand-off to the database thread
         (execute + fetchall + close would take three). While a transaction() block is open the read goes
         through the writer's connection, so a coroutine reading outside its own open transaction still
         sees what it wrote, as before; so does a PRAGMA (it asks about the writer's connection)."""
@@ -382,10 +340,10 @@ class SQLiteDatabase(Database):
                 pass  # ... or a real error: the usual way says which
         return list(await self.connection.execute_fetchall(sql, parameters))
 
-    def _first_reader(self) -> _Reader:
+    def _first_reader(self) -> LoopReader:
         """The reader, opened on the file this store opened (a file replaced since is not read from)."""
         try:
-            reader = _Reader(self.path)
+            reader = LoopReader(self.path)
         except sqlite3.Error:
             self._reading_here = False
             raise
