@@ -36,6 +36,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
+from benchmarks.sizes import close_server_process
 from tests.adapters.telegram.fake_bot_api import TOKEN, ApiError, Call, FakeBotApi
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -321,14 +322,7 @@ class ServerProcess:
     async def __aexit__(self, *exc: object) -> None:
         if self.session is not None:
             await self.session.close()
-        if self.process is not None and self.process.returncode is None:
-            assert self.process.stdin is not None
-            self.process.stdin.close()
-            try:
-                await asyncio.wait_for(self.process.wait(), 10)
-            except TimeoutError:
-                self.process.kill()
-                await self.process.wait()
+        await close_server_process(self.process)
 
     @property
     def pid(self) -> int:

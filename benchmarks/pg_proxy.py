@@ -24,6 +24,8 @@ import sys
 from contextlib import suppress
 from pathlib import Path
 
+from benchmarks.sizes import close_server_process
+
 CHUNK = 65_536
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -150,14 +152,7 @@ class ProxyProcess:
         return dict(json.loads(await self.process.stdout.readline()))
 
     async def __aexit__(self, *exc: object) -> None:
-        if self.process is not None and self.process.returncode is None:
-            assert self.process.stdin is not None
-            self.process.stdin.close()
-            try:
-                await asyncio.wait_for(self.process.wait(), 10)
-            except TimeoutError:
-                self.process.kill()
-                await self.process.wait()
+        await close_server_process(self.process)
 
 
 def parse_address(text: str) -> tuple[str, int]:

@@ -87,6 +87,20 @@ async def stop_process(process: asyncio.subprocess.Process, grace: float) -> Non
     if process.returncode is not None:
         return
     process.send_signal(signal.SIGTERM)
+    await _exited_or_killed(process, grace)
+
+
+async def close_server_process(process: asyncio.subprocess.Process | None, grace: float = 10) -> None:
+    """A helper server of the benchmarks (the fake Bot API, the latency proxy) serves until its stdin
+    closes: close it, and SIGKILL it if it has not exited after `grace` seconds."""
+    if process is None or process.returncode is not None:
+        return
+    assert process.stdin is not None
+    process.stdin.close()
+    await _exited_or_killed(process, grace)
+
+
+async def _exited_or_killed(process: asyncio.subprocess.Process, grace: float) -> None:
     try:
         await asyncio.wait_for(process.wait(), grace)
     except TimeoutError:
