@@ -4,6 +4,8 @@ one closed by a worker that never loaded the deck, and /progress and /history re
 from __future__ import annotations
 
 import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from bot.core import Core
 from bot.domain import LETTERS, ChatRef, InterviewFilters, UserRef
@@ -18,6 +20,20 @@ ADA = UserRef("test", "u1", "Ada")
 ADA_DM = ChatRef("test", "u1", "private", "Ada")
 STEMS = ("Which split is a scaler fitted on?", "What does dropout do at inference time?",
          "Which optimiser keeps per-parameter second moments?")
+
+
+@asynccontextmanager
+async def two_workers(db_path, bank, clock) -> AsyncIterator[tuple[Core, Core, RecordingPort]]:  # noqa: ANN001
+    """Two workers on one store: the first has the group's deck `week` (loaded there), the second never
+    loaded it; (first, second, the second's recording port)."""
+    async with await Database.open(db_path) as first_db, await Database.open(db_path) as second_db:
+        first = Core(first_db, bank, clock, random.Random(1), scheduled=False)
+        second = Core(second_db, bank, clock, random.Random(2), scheduled=False)
+        first.add_port(RecordingPort())
+        port = RecordingPort()
+        second.add_port(port)
+        await first.deck_add(ADA, GROUP, "week", "week.gift", GIFT.encode(), True)
+        yield first, second, port
 
 
 async def token(core: Core, asked_id: int, right: bool) -> str:
@@ -47,13 +63,7 @@ async def test_a_whole_private_interview_on_a_groups_deck(core: Core) -> None:
 
 
 async def test_a_deadline_is_closed_by_a_worker_that_never_loaded_the_deck(db_path, bank, clock) -> None:
-    async with await Database.open(db_path) as first_db, await Database.open(db_path) as second_db:
-        first = Core(first_db, bank, clock, random.Random(1), scheduled=False)
-        second = Core(second_db, bank, clock, random.Random(2), scheduled=False)
-        first.add_port(RecordingPort())
-        port = RecordingPort()
-        second.add_port(port)
-        await first.deck_add(ADA, GROUP, "week", "week.gift", GIFT.encode(), True)
+    async with two_workers(db_path, bank, clock) as (first, second, port):
         started = await first.start_interview(ADA, ADA_DM, InterviewFilters(topics=("deck:week",), count=2,
                                                                              time_limit_s=20))
         await first.posted(started.asked_id, "u1/1")
@@ -66,13 +76,7 @@ async def test_a_deadline_is_closed_by_a_worker_that_never_loaded_the_deck(db_pa
 
 
 async def test_another_worker_reveals_a_deck_post_and_moves_a_deck_quiz_on(db_path, bank, clock) -> None:
-    async with await Database.open(db_path) as first_db, await Database.open(db_path) as second_db:
-        first = Core(first_db, bank, clock, random.Random(1), scheduled=False)
-        second = Core(second_db, bank, clock, random.Random(2), scheduled=False)
-        first.add_port(RecordingPort())
-        port = RecordingPort()
-        second.add_port(port)
-        await first.deck_add(ADA, GROUP, "week", "week.gift", GIFT.encode(), True)
+    async with two_workers(db_path, bank, clock) as (first, second, port):
         assert await first.post_daily_now(GROUP, topic="deck:week")
         await first.start_quiz(ADA, GROUP, "deck:week", 3, 10)
         clock.advance(13 * 3600)
