@@ -1,7 +1,9 @@
 """Run the selected benchmarks, print one table against the goals, and write the raw figures as JSON.
 
 Each benchmark runs in its own event loop (asyncio.run) so that one cannot leave tasks, threads or
-connections behind for the next; a benchmark that fails is reported and the others still run.
+connections behind for the next; a benchmark that fails is reported and the others still run. A quick
+run puts its benchmarks in lanes that run side by side (benchmarks/lanes.py, registry.QUICK_LANES);
+`--sequential` and the full run take them one after another.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from types import ModuleType
 from typing import Any
 
 from benchmarks.figures import Figure, format_value, lookup
-from benchmarks.registry import MODULES, REQUIRED_KEYS
+from benchmarks.lanes import figures_of, outcome_record, planned_lanes, run_lanes, write_records
+from benchmarks.registry import MODULES, QUICK_LANES, REQUIRED_KEYS
 from benchmarks.sizes import SCALE_VARIABLE, machine, scale
 
 
@@ -49,6 +52,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help=f"run only these benchmarks ({', '.join(short_names)})")
     parser.add_argument("--scale", type=float, metavar="X",
                         help=f"multiply every workload by X (sets {SCALE_VARIABLE}; for smoke tests)")
+    parser.add_argument("--sequential", action="store_true",
+                        help="a quick run one benchmark after another, without lanes (as the full run always is)")
+    parser.add_argument("--outcomes", type=Path, help=argparse.SUPPRESS)  # a lane's records for its parent run
     return parser.parse_args(argv)
 
 
@@ -80,6 +86,31 @@ def run_one(path: str, quick: bool) -> Outcome:
     load = load_average()
     print(f"{name}: {elapsed:.1f} s ({cpu:.1f} s CPU, load {load})", file=sys.stderr, flush=True)
     return Outcome(name, figures, result, error, elapsed, cpu, load)
+
+
+def run_sequentially(paths: list[str], quick: bool, records_path: Path | None) -> list[Outcome]:
+    """One benchmark after another in this process; a lane hands each finished one to its parent as it goes."""
+    outcomes: list[Outcome] = []
+    for path in paths:
+        outcomes.append(run_one(path, quick))
+        if records_path is not None:
+            write_records(records_path, [outcome_record(o.name, o.figures, o.result, o.error, o.elapsed_s, o.cpu_s,
+                                                        o.load) for o in outcomes])
+    return outcomes
+
+
+def run_in_lanes(paths: list[str]) -> tuple[list[Outcome], list[dict[str, Any]]]:
+    """The quick run's lanes side by side; the outcomes come back in registry order."""
+    names = [path.rsplit(".", 1)[1] for path in paths]
+    records, lanes = run_lanes(planned_lanes(QUICK_LANES, names))
+    by_name = {record["name"]: record for record in records}
+    outcomes = []
+    for name in names:
+        record = by_name[name]
+        result = {**record["result"], **({"error": record["error"]} if record["error"] else {})}
+        outcomes.append(Outcome(name, figures_of(record), result, record["error"], record["elapsed_s"],
+                                record["cpu_s"], record["load"]))
+    return outcomes, lanes
 
 
 def cpu_seconds() -> float:
@@ -141,17 +172,23 @@ def render_notes(outcomes: list[Outcome]) -> str:
     return "\n".join(parts)
 
 
-def render_durations(outcomes: list[Outcome]) -> str:
-    """One line: each benchmark's wall time and CPU time, so a run that grew says which part grew."""
-    return "durations: " + ", ".join(f"{o.name} {o.elapsed_s:.0f} s ({o.cpu_s:.0f} s CPU)" for o in outcomes)
+def render_durations(outcomes: list[Outcome], lanes: list[dict[str, Any]]) -> str:
+    """Each benchmark's wall time and CPU time, so a run that grew says which part grew; then each lane's."""
+    text = "durations: " + ", ".join(f"{o.name} {o.elapsed_s:.0f} s ({o.cpu_s:.0f} s CPU)" for o in outcomes)
+    return text + "".join(f"\nlane {index}: {lane['elapsed_s']:.0f} s ({lane['cpu_s']:.0f} s CPU): "
+                          f"{', '.join(lane['benchmarks'])}" for index, lane in enumerate(lanes, 1))
 
 
-def document(outcomes: list[Outcome], rows: list[dict[str, Any]], quick: bool, elapsed: float) -> dict[str, Any]:
-    """The JSON: machine and run settings, each benchmark's raw figures, and the goal verdicts."""
+def document(outcomes: list[Outcome], rows: list[dict[str, Any]], quick: bool, elapsed: float,
+             lanes: list[dict[str, Any]]) -> dict[str, Any]:
+    """The JSON: machine and run settings, each benchmark's raw figures, and the goal verdicts. With lanes,
+    a benchmark's duration and load are those of its lane's share of a machine the other lanes also used;
+    its CPU time is its own (its lane's process and the processes it waited for)."""
     produced = {row["key"] for row in rows if row["value"] is not None}
     data: dict[str, Any] = {
         "meta": {"quick": quick, "scale": scale(), "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                  "elapsed_s": round(elapsed, 2), "machine": machine(),
+                 "layout": "lanes" if lanes else "sequential", "lanes": lanes,
                  "duration_s": {outcome.name: round(outcome.elapsed_s, 2) for outcome in outcomes},
                  "cpu_s": {outcome.name: round(outcome.cpu_s, 2) for outcome in outcomes},
                  "load_average": {outcome.name: outcome.load for outcome in outcomes},
@@ -172,9 +209,14 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.scale is not None:
         os.environ[SCALE_VARIABLE] = repr(arguments.scale)
     started = time.perf_counter()
-    outcomes = [run_one(path, arguments.quick) for path in selected_modules(arguments.only)]
+    paths = selected_modules(arguments.only)
+    in_lanes = arguments.quick and not arguments.sequential and arguments.outcomes is None
+    if in_lanes and len(planned_lanes(QUICK_LANES, [path.rsplit(".", 1)[1] for path in paths])) > 1:
+        outcomes, lanes = run_in_lanes(paths)
+    else:
+        outcomes, lanes = run_sequentially(paths, arguments.quick, arguments.outcomes), []
     rows = goal_rows(outcomes)
-    data = document(outcomes, rows, arguments.quick, time.perf_counter() - started)
+    data = document(outcomes, rows, arguments.quick, time.perf_counter() - started, lanes)
     print(render_table(rows))
     notes = render_notes(outcomes)
     if notes:
@@ -186,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
         arguments.json.parent.mkdir(parents=True, exist_ok=True)
         arguments.json.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
         print(f"figures written to {arguments.json}")
-    print("\n" + render_durations(outcomes))
-    print(f"total {data['meta']['elapsed_s']:.1f} s ({'quick' if arguments.quick else 'full'}, scale {scale():g})")
+    print("\n" + render_durations(outcomes, lanes))
+    layout = f"{len(lanes)} lanes" if lanes else "sequential"
+    print(f"total {data['meta']['elapsed_s']:.1f} s ({'quick' if arguments.quick else 'full'}, {layout}, "
+          f"scale {scale():g})")
     return 1 if any(outcome.error for outcome in outcomes) else 0

@@ -53,8 +53,19 @@ def test_tiny_run_writes_every_required_key_of_its_benchmarks(tmp_path: Path) ->
                                                      "answer_burst.ratio_vs_bare", "store.ratio_vs_raw",
                                                      "store.interview_ratio_vs_raw"}, "the issue's ratios have goals"
     assert data["meta"]["missing_required_keys"] == []
+    check_the_lanes(data)
     assert completed.stdout.split()[:5] == ["benchmark", "figure", "value", "goal", "met?"]
     check_the_telegram_benchmarks(data)
+
+
+def check_the_lanes(data: dict) -> None:
+    """The quick run ran in lanes, every benchmark in exactly one, each with its own duration and CPU time."""
+    assert data["meta"]["layout"] == "lanes"
+    laned = [name for lane in data["meta"]["lanes"] for name in lane["benchmarks"]]
+    assert sorted(laned) == sorted(path.rsplit(".", 1)[1] for path in MODULES)
+    assert all(lane["exit_code"] == 0 for lane in data["meta"]["lanes"])
+    assert set(data["meta"]["duration_s"]) == set(data["meta"]["cpu_s"]) == set(laned)
+    assert all(data["meta"]["cpu_s"][name] > 0 for name in laned)
 
 
 def check_the_telegram_benchmarks(data: dict) -> None:
@@ -85,6 +96,7 @@ def check_the_telegram_benchmarks(data: dict) -> None:
 def test_only_runs_the_named_benchmark(tmp_path: Path) -> None:
     _, data = run_harness(tmp_path, "--only", "store")
     assert "store" in data and "leaderboard" not in data and "bank" not in data
+    assert data["meta"]["layout"] == "sequential" and data["meta"]["lanes"] == [], "one lane runs in this process"
 
 
 def test_every_registered_module_follows_the_contract() -> None:
@@ -171,7 +183,29 @@ def test_each_benchmark_reports_its_wall_and_cpu_time(tmp_path: Path, monkeypatc
     assert outcome.error is None and outcome.name == "spinning"
     assert outcome.cpu_s >= 0.25, "the child's CPU is counted"
     assert outcome.elapsed_s >= outcome.cpu_s * 0.5
-    meta = document([outcome], [], quick=True, elapsed=outcome.elapsed_s)["meta"]
+    meta = document([outcome], [], quick=True, elapsed=outcome.elapsed_s, lanes=[])["meta"]
     assert meta["duration_s"] == {"spinning": round(outcome.elapsed_s, 2)}
     assert meta["cpu_s"] == {"spinning": round(outcome.cpu_s, 2)}
     assert set(meta["load_average"]) == {"spinning"}
+
+
+def test_every_benchmark_has_one_quick_lane_and_an_unlisted_one_gets_its_own() -> None:
+    from benchmarks.lanes import planned_lanes
+    from benchmarks.registry import QUICK_LANES
+
+    laned = [name for lane in QUICK_LANES for name in lane]
+    assert sorted(laned) == sorted(path.rsplit(".", 1)[1] for path in MODULES), "each module in exactly one lane"
+    assert planned_lanes(QUICK_LANES, ["store", "quiz", "storm"]) == [("store",), ("quiz", "storm")]
+    assert planned_lanes((("a", "b"),), ["b", "new"]) == [("b",), ("new",)], "a new benchmark still runs"
+
+
+def test_a_lane_that_dies_reports_its_benchmarks_as_failed() -> None:
+    """A lane process that ends before reporting (here: it refuses an unknown name) leaves a failed record
+    for each of its benchmarks, and the lane beside it still hands over its own figures."""
+    from benchmarks.lanes import run_lanes
+
+    records, lanes = run_lanes([("no_such_benchmark",), ("progress_missing",)])
+    assert [record["name"] for record in records] == ["no_such_benchmark", "progress_missing"]
+    assert all("exited with code 2" in record["error"] for record in records)
+    assert [lane["exit_code"] for lane in lanes] == [2, 2]
+
