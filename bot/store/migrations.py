@@ -304,6 +304,13 @@ MIGRATIONS: tuple[str | dict[str, str], ...] = (
     CREATE INDEX decks_by_uploader ON decks (added_by);
     ALTER TABLE chats ADD COLUMN left_at REAL;
     """,
+    # 15: a deck removed or replaced while one of its questions is live (an open daily post, a quiz question,
+    # an interview's question) keeps what that question needs: removed_at marks a removed deck (hidden, deleted
+    # once nothing live refers to it), retired holds the questions a replace dropped that were still live.
+    """
+    ALTER TABLE decks ADD COLUMN removed_at REAL;
+    ALTER TABLE decks ADD COLUMN retired TEXT;
+    """,
 )
 
 LATEST = len(MIGRATIONS)
