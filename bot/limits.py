@@ -29,3 +29,4 @@ DECKS_PER_CHAT = 20
 DECK_NAME_MAX = 32  # a deck's name: 1-32 of a-z, 0-9, _ and -, lower-cased (it is typed after `deck:`)
 DECK_PROBLEMS_SHOWN = 10  # problems listed in the reply before "and K more"
 DECK_KEPT_AFTER_LEFT_S = 30 * 86400  # a chat that removed the bot keeps its decks this long
+DECK_LIVE_AT_MOST_S = 8 * 86400  # how recent an open deck question must be to keep its removed deck (reveals: <= 48 h)

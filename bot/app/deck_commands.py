@@ -91,7 +91,7 @@ async def _deck(args: argparse.Namespace, settings: Settings) -> int:
             return await _add(decks, db, caller, record, name, args.file)
         if args.action == "remove":
             deck = await store.get_deck(db, record.id, name)
-            if deck is None or await store.delete_deck(db, deck.id) is None:
+            if deck is None or await store.delete_deck(db, deck.id, None, decks.clock.now()) is None:
                 return _fail(f"chat {args.chat[:40]} has no deck {name}")
             print(f"removed deck {name} ({deck.count} questions) from chat {args.chat[:40]}")
             return 0

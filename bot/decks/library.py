@@ -5,13 +5,17 @@ from the bank first, then from the decks loaded in this process; iterating it, l
 selecting without a topic gives the bank alone, so no chat ever draws, lists or names another's deck.
 Decks are loaded per chat when a use case is about to need them (`ready_*`), and kept while their
 version in the store is the one loaded: every worker sees a replace or a removal at its next check.
+
+A question still live when its deck was removed, or dropped by a replace, is still looked up (its reveal,
+its answers, its report need it) but never asked again: `askable` says which, and `select` never draws
+one. Review cards count only askable questions, so a removed deck's cards stop being due.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from bot.bank.loader import Bank
@@ -57,6 +61,24 @@ class LoadedDeck:
     version: int
     questions: dict[str, Question]
     topic: Topic
+    removed: bool = False  # removed while a question of it was live: looked up, never drawn from
+    retired: Mapping[str, Question] = field(default_factory=dict)  # dropped by a replace while live
+
+
+class _Askable(Collection[str]):
+    """The ids a new question, a review or a plan may use: the bank's, and the loaded decks' current ones."""
+
+    def __init__(self, library: Library) -> None:
+        self._library = library
+
+    def __contains__(self, question_id: object) -> bool:
+        return isinstance(question_id, str) and self._library.askable(question_id)
+
+    def __iter__(self) -> Iterator[str]:
+        return (qid for qid in self._library.questions if self._library.askable(qid))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 class Library(Bank):
@@ -67,6 +89,8 @@ class Library(Bank):
         self._decks: OrderedDict[int, LoadedDeck] = OrderedDict()
         self._deck_questions: dict[str, Question] = {}
         self._deck_topics: dict[str, Topic] = {}
+        self._held_only: set[str] = set()  # loaded deck questions only looked up: removed or retired, still live
+        self.askable_ids: Collection[str] = _Askable(self)
         super().__init__(_Overlay(bank.questions, self._deck_questions),  # type: ignore[arg-type]
                          _Overlay(bank.topics, self._deck_topics), bank.files)  # type: ignore[arg-type]
 
@@ -76,7 +100,8 @@ class Library(Bank):
     def select(self, topics: Sequence[str] = (), difficulty: int | None = None,
                seniority: str | None = None) -> list[Question]:
         """As the bank's; a deck's topic selects from that deck (when loaded), and no topic means the bank."""
-        decks = [self._decks.get(deck_of_topic(topic) or 0) for topic in topics if deck_of_topic(topic)]
+        decks = [deck if deck and not deck.removed else None
+                 for deck in (self._decks.get(deck_of_topic(topic) or 0) for topic in topics if deck_of_topic(topic))]
         if not decks:
             return self.shared.select(topics, difficulty, seniority)
         others = [topic for topic in topics if deck_of_topic(topic) is None]
@@ -90,12 +115,23 @@ class Library(Bank):
     def loaded(self, deck_id: int) -> LoadedDeck | None:
         return self._decks.get(deck_id)
 
+    def askable(self, question_id: str) -> bool:
+        """May this question be asked anew (a plan's next one, a review, a quiz's next)? Not once its deck
+        was removed or a replace dropped it, though its live asks still look it up."""
+        return question_id in self.questions and question_id not in self._held_only
+
+    def removed_topic(self, topic: str) -> bool:
+        """A deck topic whose deck this worker holds as removed (an interview on it ends with a line)."""
+        deck = self._decks.get(deck_of_topic(topic) or 0)
+        return deck is not None and deck.removed
+
     # --- loading ---------------------------------------------------------------------------------------
 
     async def ready_chat(self, chat_id: int) -> list[LoadedDeck]:
         """The chat's decks, each loaded (again) unless this worker holds its current version; decks gone
-        from the store are dropped. One small read when nothing changed."""
-        rows = await store.list_decks(self.db, chat_id)
+        from the store are dropped, a removed one kept only at its current version (a live question may
+        be looking it up). One small read when nothing changed."""
+        rows = await store.list_decks(self.db, chat_id, removed=True)
         current = {row.id for row in rows}
         for deck in [deck for deck in self._decks.values() if deck.chat_id == chat_id and deck.id not in current]:
             self.drop(deck.id)
@@ -103,8 +139,10 @@ class Library(Bank):
         for row in rows:
             deck = self._decks.get(row.id)
             if deck is None or deck.version != row.version or deck.chat_id != row.chat_id:
+                if row.removed_at is not None and deck is None:
+                    continue  # removed: loaded by ready_ids for a live question only, never offered
                 deck = await self._load(row.id)
-            if deck is not None:
+            if deck is not None and not deck.removed:
                 self._decks.move_to_end(deck.id)
                 found.append(deck)
         return found
@@ -118,7 +156,7 @@ class Library(Bank):
             if row is None:
                 self.drop(deck_id)
             elif held is None or held.version != row.version:
-                await self.ready_chat(row.chat_id)
+                await self._load(deck_id)
 
     async def ready_topic(self, topic: str | None) -> LoadedDeck | None:
         """The deck behind an internal deck topic, current; None for a bank topic or a removed deck."""
@@ -129,6 +167,8 @@ class Library(Bank):
         if row is None:
             self.drop(deck_id)
             return None
+        if row.removed_at is not None:
+            return None
         return next((deck for deck in await self.ready_chat(row.chat_id) if deck.id == deck_id), None)
 
     def drop(self, deck_id: int) -> None:
@@ -136,8 +176,9 @@ class Library(Bank):
         deck = self._decks.pop(deck_id, None)
         if deck is None:
             return
-        for question_id in deck.questions:
+        for question_id in [*deck.questions, *deck.retired]:
             self._deck_questions.pop(question_id, None)
+            self._held_only.discard(question_id)
         self._deck_topics.pop(deck.topic.name, None)
 
     async def _load(self, deck_id: int) -> LoadedDeck | None:
@@ -146,13 +187,17 @@ class Library(Bank):
         stored = await store.deck_questions(self.db, deck_id)
         if row is None or stored is None:
             return None
-        version, data = stored
-        questions = {question.id: question for question in decode(deck_id, row.name, data)}
+        questions = {question.id: question for question in decode(deck_id, row.name, stored.questions)}
+        retired = {question.id: question for question in decode(deck_id, row.name, stored.retired or "[]")
+                   if question.id not in questions}
         title = spelled(row.name)
-        deck = LoadedDeck(deck_id, row.chat_id, row.name, version,
-                          questions, Topic("deck", "deck", internal_topic(deck_id), {"en": title, "tr": title}))
+        deck = LoadedDeck(deck_id, row.chat_id, row.name, stored.version, questions,
+                          Topic("deck", "deck", internal_topic(deck_id), {"en": title, "tr": title}),
+                          stored.removed, retired)
         self._decks[deck_id] = deck
         self._deck_questions.update(questions)
+        self._deck_questions.update(retired)
+        self._held_only.update([*questions, *retired] if stored.removed else retired)
         self._deck_topics[deck.topic.name] = deck.topic
         while len(self._decks) > CACHED_DECKS:
             self.drop(next(iter(self._decks)))
@@ -163,6 +208,21 @@ async def ready_ids(bank: Bank, question_ids: Iterable[str]) -> None:
     """For services handed either a Library or a plain bank (tests, tools): load the decks of these ids."""
     if isinstance(bank, Library):
         await bank.ready_ids(question_ids)
+
+
+def askable(bank: Bank, question_id: str) -> bool:
+    """For services handed either a Library or a plain bank: may this question be asked anew?"""
+    return bank.askable(question_id) if isinstance(bank, Library) else question_id in bank.questions
+
+
+def askable_ids(bank: Bank) -> Collection[str]:
+    """The question ids a review card or a plan may use (a removed deck's questions are not among them)."""
+    return bank.askable_ids if isinstance(bank, Library) else bank.questions
+
+
+def any_removed(bank: Bank, topics: Iterable[str]) -> bool:
+    """Is one of these topics a deck this worker holds as removed (an interview on it ends early)?"""
+    return isinstance(bank, Library) and any(bank.removed_topic(topic) for topic in topics)
 
 
 async def ready_topic(bank: Bank, topic: str | None) -> None:

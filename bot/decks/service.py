@@ -17,6 +17,7 @@ from bot.decks.codec import content_hash, decode, encode
 from bot.decks.library import Library
 from bot.decks.names import deck_name, internal_topic, parse_topic
 from bot.decks.parse import DeckRefused, parse_deck
+from bot.domain import Question
 from bot.errors import UserError
 from bot.formats.export import export_bytes
 from bot.formats.model import FormatError
@@ -62,23 +63,36 @@ class DeckService:
         except DeckRefused as refused:
             log.info("chat %d: deck %s refused (%d problems)", chat.id, wanted, len(refused.problems))
             return view.refused_message(language, wanted, refused.problems)
-        earlier = await store.get_deck(self.db, chat.id, wanted)
-        kept = None
+        earlier = await store.get_deck(self.db, chat.id, wanted, removed=True)
+        kept, retired = None, None
         if earlier is not None:
-            stored = await store.deck_questions(self.db, earlier.id)
-            before = {content_hash(q) for q in decode(earlier.id, earlier.name, stored[1])} if stored else set()
-            kept = sum(1 for question in questions if content_hash(question) in before)
+            kept, retired = await self._carried_over(earlier, questions)
         person = caller.user
         try:
             deck, replaced = await store.save_deck(
                 self.db, chat.id, wanted, encode(questions), len(questions), person.id if person else None,
-                person.name if person else by or "", self.clock.now(), DECKS_PER_CHAT)
+                person.name if person else by or "", self.clock.now(), DECKS_PER_CHAT, retired)
         except store.TooManyDecks:
             return _say(language, "deck.too_many_decks", limit=DECKS_PER_CHAT)
         self.library.drop(deck.id)
         log.info("chat %d: deck %s (%d) %s with %d questions", chat.id, wanted, deck.id,
                  "replaced" if replaced else "added", len(questions))
         return view.added_message(language, wanted, questions, kept if replaced else None)
+
+    async def _carried_over(self, earlier: DeckRow, questions: list[Question]) -> tuple[int, str | None]:
+        """What a replace keeps of the deck it replaces: how many questions are unchanged (their ids stay),
+        and the dropped ones still being asked, encoded (None: none), so that those finish normally."""
+        stored = await store.deck_questions(self.db, earlier.id)
+        if stored is None:
+            return 0, None
+        before = decode(earlier.id, earlier.name, stored.questions) + decode(earlier.id, earlier.name,
+                                                                              stored.retired or "[]")
+        now_hashes = {content_hash(question) for question in questions}
+        kept = len(now_hashes & {content_hash(question) for question in before[:earlier.count]})
+        live = await store.live_question_ids(self.db, earlier.id, self.clock.now())
+        dropped = {question.id: question for question in before
+                   if question.id in live and content_hash(question) not in now_hashes}
+        return kept, encode(list(dropped.values())) if dropped else None
 
     async def refusal_before_file(self, caller: Caller, name: str, is_admin: bool) -> Message | None:
         """Whatever refuses an upload whatever the file holds (a private chat, not an admin, a bad name, a
@@ -126,13 +140,16 @@ class DeckService:
             return ClickReply(t(language, "deck.remove_gone"), alert=True, refused="unknown")
         if caller.user is None or caller.user.id != int(match.group(3)):
             return ClickReply(t(language, "deck.remove_not_yours"), alert=True, refused="not_allowed")
-        removed = await store.delete_deck(self.db, deck.id, int(match.group(2)))
+        reveals = await store.open_reveals(self.db, deck.id)  # before: the removal may delete the row
+        live = await store.live_question_ids(self.db, deck.id, self.clock.now())
+        removed = await store.delete_deck(self.db, deck.id, int(match.group(2)), self.clock.now())
         if removed is None:
             return ClickReply(t(language, "deck.remove_gone"), alert=True, refused="unknown")
         self.library.drop(removed.id)
-        log.info("chat %d: deck %s (%d) removed", removed.chat_id, removed.name, removed.id)
+        log.info("chat %d: deck %s (%d) removed (%d questions live)", removed.chat_id, removed.name, removed.id,
+                 len(live))
         text = t(language, "deck.removed", name=removed.name)
-        return ClickReply(text, edit=Message((Paragraph(text),)))
+        return ClickReply(text, edit=view.removed_message(language, removed.name, bool(live), reveals))
 
     async def export(self, caller: Caller, name: str, fmt: str = "gift", chat_hint: str | None = None) -> Document | Message:
         """The deck as a GIFT or CSV file (in the caller's language where a question has two)."""
@@ -220,17 +237,41 @@ class DeckService:
     # --- a chat that removed the bot ------------------------------------------------------------------
 
     async def purge(self) -> int:
-        """Delete the decks of chats that removed the bot DECK_KEPT_AFTER_LEFT_S ago or more."""
+        """Delete the decks of chats that removed the bot DECK_KEPT_AFTER_LEFT_S ago or more (whatever is
+        live in them), then sweep what was kept for live questions; how many decks were deleted."""
         before = self.clock.now() - DECK_KEPT_AFTER_LEFT_S
         started = await store.next_purge(self.db)  # a read: no write transaction when nothing is due
         if started is None or started > before:
-            return 0
+            return await self.sweep()
         gone = await store.purge_left(self.db, before)
         for deck_id in gone:
             self.library.drop(deck_id)
         if gone:
             log.info("%d decks of chats that removed the bot 30 days ago were deleted", len(gone))
-        return len(gone)
+        return len(gone) + await self.sweep()
+
+    async def sweep(self) -> int:
+        """Delete the removed decks nothing live refers to any more, and forget the questions a replace
+        dropped once they are no longer asked; how many decks were deleted. One small read when none waits
+        (the purge timer runs it at least every minute)."""
+        deleted = 0
+        for deck in await store.kept_for_live(self.db):
+            now = self.clock.now()
+            retired = None
+            if deck.removed_at is None:
+                stored = await store.deck_questions(self.db, deck.id)
+                live = await store.live_question_ids(self.db, deck.id, now)
+                still = [question for question in decode(deck.id, deck.name, stored.retired or "[]")
+                         if question.id in live] if stored else []
+                retired = encode(still) if still else None
+                if stored is not None and retired == stored.retired:
+                    continue
+            if await store.sweep(self.db, deck.id, now, retired, deck.version):
+                self.library.drop(deck.id)
+                log.info("chat %d: removed deck %s (%d) deleted, its last live question closed", deck.chat_id,
+                         deck.name, deck.id)
+                deleted += 1
+        return deleted
 
     async def next_purge(self) -> float | None:
         started = await store.next_purge(self.db)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.domain import Question
 from bot.limits import DECK_PROBLEMS_SHOWN
@@ -62,6 +63,24 @@ def private_list_message(language: str, decks: Sequence[tuple[SharedChat, DeckRo
                   str(deck.count), _day(deck.added_at)) for chat, deck in decks)
     return Message((Paragraph(t(language, "deck.list_title_private"), style="title"),
                     Table(tuple(t(language, "deck.list_columns_private").split("|")), rows)))
+
+
+def removed_message(language: str, name: str, live: bool, reveals: Sequence[tuple[float, str]]) -> Message:
+    """The removal done, and what happens to its questions being asked now: they finish normally."""
+    blocks = [Paragraph(t(language, "deck.removed", name=name))]
+    if reveals:
+        blocks.append(Paragraph(t(language, "deck.removed_reveal", time=_local_time(*reveals[0]))))
+    elif live:
+        blocks.append(Paragraph(t(language, "deck.removed_live")))
+    return Message(tuple(blocks))
+
+
+def _local_time(at: float, zone: str) -> str:
+    try:
+        local = ZoneInfo(zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        local, zone = ZoneInfo("UTC"), "UTC"
+    return f"{datetime.fromtimestamp(at, local).strftime('%H:%M')} ({zone})"
 
 
 def remove_question(language: str, deck: DeckRow, token: str) -> Message:

@@ -25,6 +25,7 @@ from bot.errors import AnswerRefused, UserError
 from bot.interview.holders import held_elsewhere
 from bot.interview.report import build_report, with_levels
 from bot.asking.delivery import Delivery, shuffled_options
+from bot.decks.library import askable, askable_ids
 from bot.interview.selection import (PENDING, ended_sure, is_adaptive, most_informative,
                                      plan_interview, shortlist, sure_enough)
 from bot.learner.ability import Estimate
@@ -151,7 +152,7 @@ class InterviewEngine:
 
     async def start_review(self, caller: Caller, count: int = 10) -> Delivery | None:
         """An interview over the user's review cards that are due now, most overdue first; None if none is."""
-        plan = await due_questions(self.db, _person(caller).id, self.clock.now(), count, known=self.bank.questions)
+        plan = await due_questions(self.db, _person(caller).id, self.clock.now(), count, known=askable_ids(self.bank))
         if not plan:
             return None
         return await self._begin(caller, InterviewFilters(count=len(plan), adaptive=False), plan, "review")
@@ -300,7 +301,8 @@ class InterviewEngine:
         pinned_sure = interview.kind == "interview" and not adaptive and interview.filters.stop_when_sure
         following = None
         if not adaptive and position < len(plan):
-            following = self.bank.questions.get(plan[position])
+            # a group deck removed (or replaced without it) since the plan was made: the interview ends here
+            following = self.bank.questions.get(plan[position]) if askable(self.bank, plan[position]) else None
         question = self.bank.questions[asked.question_id]
 
         async def record(connection: Transaction) -> tuple[Question | None, list[str], AskedQuestion | None]:

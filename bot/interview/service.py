@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from bot.bank.loader import Bank
 from bot.caller import Caller
 from bot.domain import AskedQuestion, InterviewFilters, Report
 from bot.asking.delivery import Delivery
 from bot.asking.view import question_message
+from bot.decks.library import any_removed, askable_ids
 from bot.interview.engine import AnswerResult, InterviewEngine
 from bot.interview.view import feedback_message, report_message, result_message, verdict
 from bot.port import ChatGone, DeliveryError, DeliveryPort
@@ -25,7 +27,8 @@ from bot.store.backend import FailedAfterSaving, is_store_failure
 from bot.store.database import Database
 from bot.store.people import get_chat
 from bot.store.review import due_count, next_due_at
-from bot.text.messages import Message
+from bot.text.i18n import t
+from bot.text.messages import Message, Paragraph
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +84,12 @@ class InterviewService:
         if result.next is not None:
             return (self._question(result.next),)
         if result.report is not None:
-            return (Outgoing(await self._report(result.report, result.delivery.language, caller)),)
+            report = await self._report(result.report, result.delivery.language, caller)
+            interview = await records.get_interview(self.db, result.report.interview_id)
+            if interview is not None and any_removed(self.bank, interview.filters.topics):
+                ended = Paragraph(t(result.delivery.language, "deck.interview_ended"))  # why it ended early
+                report = replace(report, blocks=(*report.blocks[:1], ended, *report.blocks[1:]))
+            return (Outgoing(report),)
         return ()
 
     async def _report(self, report: Report, language: str, caller: Caller | None) -> Message:
@@ -91,7 +99,7 @@ class InterviewService:
         else:  # a deadline ended the interview: no one clicked
             interview = await records.get_interview(self.db, report.interview_id)
             user_id = interview.user_id if interview else None
-        due = await due_count(self.db, user_id, self.clock.now(), known=self.bank.questions) if user_id else 0
+        due = await due_count(self.db, user_id, self.clock.now(), known=askable_ids(self.bank)) if user_id else 0
         return report_message(self.bank, report, language, due)
 
     async def review(self, caller: Caller) -> Outgoing:
@@ -100,8 +108,8 @@ class InterviewService:
         if delivery is not None:
             return self._question(delivery, total=True)
         assert caller.user is not None
-        due = await due_count(self.db, caller.user.id, self.clock.now(), known=self.bank.questions)
-        upcoming = await next_due_at(self.db, caller.user.id, known=self.bank.questions)
+        due = await due_count(self.db, caller.user.id, self.clock.now(), known=askable_ids(self.bank))
+        upcoming = await next_due_at(self.db, caller.user.id, known=askable_ids(self.bank))
         return Outgoing(review_status_message(due, upcoming, caller.language))
 
     async def next_deadline(self) -> float | None:

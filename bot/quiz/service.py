@@ -21,7 +21,7 @@ from bot.asking.delivery import Delivery, shuffled_options
 from bot.asking.poll import quiz_poll
 from bot.bank.loader import Bank
 from bot.caller import Caller, chat_language, resolve
-from bot.decks.library import ready_ids
+from bot.decks.library import askable, ready_ids
 from bot.decks.names import deck_of_question
 from bot.domain import LETTERS, AskedQuestion, RecordedAnswer, UserRef
 from bot.errors import AnswerRefused, UserError
@@ -216,8 +216,8 @@ class QuizService:
         else:
             following = round_.question_ids[round_.asked]
             await ready_ids(self.bank, [following])  # a group deck's: its current version (or none: removed)
-            if self.bank.get(following) is None and deck_of_question(following) is not None:
-                await self._end(round_, record, port, "stopped")  # its deck was removed: no more of it is asked
+            if not askable(self.bank, following) and deck_of_question(following) is not None:
+                await self._end(round_, record, port, "stopped")  # its deck removed (or replaced without it)
                 return
             question = self.bank.get(following) or self.rng.choice(
                 list(self.bank.questions.values()))  # a question gone from the bank since: another one

@@ -1,5 +1,11 @@
 """Group decks in the store: one row per deck, its questions as one JSON text, a version that moves on
-every replace (the cache key of every worker), and when a chat removed the bot (its decks' countdown).
+every replace and removal (the cache key of every worker), and when a chat removed the bot (its decks'
+countdown).
+
+A live question (an open daily post, a quiz round's question, an interview's asked question) finishes
+normally after its deck is removed or replaced: a removal only marks the row (`removed_at`: no longer
+listed, named or drawn from), and a replace keeps the questions it drops that are still live (`retired`).
+Both are swept once nothing live refers to them (`sweep`); the 30-day purge deletes regardless.
 
 Every deck SQL statement lives here; the rules (who may, how many, what a file must hold) are bot/decks'.
 """
@@ -8,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.limits import DECK_LIVE_AT_MOST_S
 from bot.store.backend import Row, Transaction
 from bot.store.database import Database
 
@@ -28,6 +35,18 @@ class DeckRow:
     added_by: int | None
     added_by_name: str
     added_at: float
+    removed_at: float | None = None  # removed by an administrator, kept only while a question of it is live
+
+
+@dataclass(frozen=True)
+class StoredQuestions:
+    """What a worker loads of one deck, read together so that they match: its questions as JSON, and those
+    a replace dropped that were still being asked (None: none)."""
+
+    version: int
+    questions: str
+    retired: str | None
+    removed: bool
 
 
 @dataclass(frozen=True)
@@ -40,53 +59,95 @@ class SharedChat:
     title: str
 
 
-_COLUMNS = "id, chat_id, name, version, question_count, added_by, added_by_name, added_at"
+_COLUMNS = "id, chat_id, name, version, question_count, added_by, added_by_name, added_at, removed_at"
+_LIVE = "removed_at IS NULL"
 
 
 def _deck(row: Row) -> DeckRow:
     return DeckRow(int(row[0]), int(row[1]), str(row[2]), int(row[3]), int(row[4]),
-                   None if row[5] is None else int(row[5]), str(row[6]), float(row[7]))
+                   None if row[5] is None else int(row[5]), str(row[6]), float(row[7]),
+                   None if row[8] is None else float(row[8]))
 
 
-async def list_decks(db: Database, chat_id: int) -> list[DeckRow]:
-    """The chat's decks by name (no questions read: the versions are the cache's freshness check)."""
-    rows = await db.fetch_all(f"SELECT {_COLUMNS} FROM decks WHERE chat_id = ? ORDER BY name", (chat_id,))
+async def list_decks(db: Database, chat_id: int, removed: bool = False) -> list[DeckRow]:
+    """The chat's decks by name (no questions read: the versions are the cache's freshness check); with
+    `removed`, also those removed but kept for a live question."""
+    rows = await db.fetch_all(f"SELECT {_COLUMNS} FROM decks WHERE chat_id = ? {'' if removed else 'AND ' + _LIVE}"
+                              " ORDER BY name", (chat_id,))
     return [_deck(row) for row in rows]
 
 
-async def get_deck(db: Database, chat_id: int, name: str) -> DeckRow | None:
-    row = await db.fetch_one(f"SELECT {_COLUMNS} FROM decks WHERE chat_id = ? AND name = ?", (chat_id, name))
+async def get_deck(db: Database, chat_id: int, name: str, removed: bool = False) -> DeckRow | None:
+    """The chat's deck of that name; a removed one is nobody's to name any more (but an upload of its name
+    takes its row up again: `removed`)."""
+    row = await db.fetch_one(f"SELECT {_COLUMNS} FROM decks WHERE chat_id = ? AND name = ?"
+                             f"{'' if removed else ' AND ' + _LIVE}", (chat_id, name))
     return _deck(row) if row else None
 
 
 async def deck_by_id(db: Database, deck_id: int) -> DeckRow | None:
+    """One deck by id, a removed one included (its `removed_at` says so)."""
     row = await db.fetch_one(f"SELECT {_COLUMNS} FROM decks WHERE id = ?", (deck_id,))
     return _deck(row) if row else None
 
 
-async def deck_questions(db: Database, deck_id: int) -> tuple[int, str] | None:
-    """(version, questions as JSON) of one deck, read together so that they match; None once removed."""
-    row = await db.fetch_one("SELECT version, questions FROM decks WHERE id = ?", (deck_id,))
-    return (int(row[0]), str(row[1])) if row else None
+async def deck_questions(db: Database, deck_id: int) -> StoredQuestions | None:
+    """What a worker loads of one deck (removed or not); None once it is deleted."""
+    row = await db.fetch_one("SELECT version, questions, retired, removed_at FROM decks WHERE id = ?", (deck_id,))
+    if row is None:
+        return None
+    return StoredQuestions(int(row[0]), str(row[1]), None if row[2] is None else str(row[2]), row[3] is not None)
+
+
+# Live asks, found from the few rows that can be live (each through an index): daily posts before their
+# reveal, questions of running quiz rounds, active interviews' open questions; none asked before the window.
+_LIVE_ASKS = """SELECT DISTINCT question_id FROM (
+    SELECT q.question_id FROM daily_posts p JOIN asked_questions q ON q.id = p.asked_id
+     WHERE p.state IN ('pending', 'sent', 'unknown', 'failed') AND q.asked_at > ?
+    UNION SELECT q.question_id FROM quiz_rounds r JOIN quiz_questions z ON z.round_id = r.id
+          JOIN asked_questions q ON q.id = z.asked_id WHERE r.state = 'running'
+    UNION SELECT q.question_id FROM interviews i JOIN asked_questions q ON q.interview_id = i.id
+     WHERE i.status = 'active' AND q.closed_at IS NULL AND q.asked_at > ?) AS live WHERE question_id LIKE ?"""
+
+
+async def live_question_ids(reader: Database | Transaction, deck_id: int, now: float) -> set[str]:
+    """The deck's questions being asked now: a daily post's until its reveal is done, a running quiz round's,
+    an active interview's open question; asked within DECK_LIVE_AT_MOST_S."""
+    since = now - DECK_LIVE_AT_MOST_S
+    rows = await reader.fetch_all(_LIVE_ASKS, (since, since, f"deck.{deck_id}.%"))
+    return {str(row[0]) for row in rows}
+
+
+async def open_reveals(db: Database, deck_id: int) -> list[tuple[float, str]]:
+    """(when, the chat's time zone) of the deck's daily posts still waiting for their reveal."""
+    rows = await db.fetch_all(
+        """SELECT p.reveal_at, coalesce(s.timezone, 'UTC') FROM daily_posts p
+           JOIN asked_questions q ON q.id = p.asked_id LEFT JOIN subscriptions s ON s.chat_id = p.chat_id
+           WHERE p.state IN ('pending', 'sent', 'unknown') AND q.question_id LIKE ? ORDER BY p.reveal_at""",
+        (f"deck.{deck_id}.%",))
+    return [(float(row[0]), str(row[1])) for row in rows]
 
 
 async def save_deck(db: Database, chat_id: int, name: str, questions: str, count: int, user_id: int | None,
-                    user_name: str, now: float, max_decks: int) -> tuple[DeckRow, bool]:
+                    user_name: str, now: float, max_decks: int, retired: str | None = None) -> tuple[DeckRow, bool]:
     """Add the deck, or replace the one of that name (same row and id, version + 1); (the deck, replaced?).
-    TooManyDecks when a new name would pass `max_decks` (counted in the same transaction)."""
+    `retired`: the earlier questions this replace drops that are still live (kept for them alone). A removed
+    deck of that name (kept for a live question) is taken up again, as a new deck for the limit and the
+    reply. TooManyDecks when a new name would pass `max_decks` (counted in the same transaction)."""
     async with db.transaction() as connection:
         # The chat's key lock first: two uploads to one chat take turns (SQLite's writers take turns anyway),
         # so neither the count below nor a new name uploaded twice at once can be passed by a race.
         await connection.lock("chat", [chat_id])
-        row = await connection.fetch_one("SELECT id FROM decks WHERE chat_id = ? AND name = ?", (chat_id, name))
-        if row is not None:
+        row = await connection.fetch_one("SELECT id, removed_at FROM decks WHERE chat_id = ? AND name = ?",
+                                         (chat_id, name))
+        held = await connection.fetch_one(f"SELECT count(*) FROM decks WHERE chat_id = ? AND {_LIVE}", (chat_id,))
+        if row is not None and (row[1] is None or held is None or int(held[0]) < max_decks):
             await connection.execute(
                 """UPDATE decks SET version = version + 1, questions = ?, question_count = ?, added_by = ?,
-                   added_by_name = ?, added_at = ? WHERE id = ?""",
-                (questions, count, user_id, user_name, now, row[0]))
-            deck_id, replaced = int(row[0]), True
+                   added_by_name = ?, added_at = ?, retired = ?, removed_at = NULL WHERE id = ?""",
+                (questions, count, user_id, user_name, now, retired, row[0]))
+            deck_id, replaced = int(row[0]), row[1] is None
         else:
-            held = await connection.fetch_one("SELECT count(*) FROM decks WHERE chat_id = ?", (chat_id,))
             if held is not None and int(held[0]) >= max_decks:
                 raise TooManyDecks(name)
             deck_id = await connection.insert_returning_id(
@@ -99,16 +160,49 @@ async def save_deck(db: Database, chat_id: int, name: str, questions: str, count
     return _deck(saved), replaced
 
 
-async def delete_deck(db: Database, deck_id: int, version: int | None = None) -> DeckRow | None:
+async def delete_deck(db: Database, deck_id: int, version: int | None, now: float) -> DeckRow | None:
     """Remove a deck (only at `version`, when given: a confirmation given for one upload never removes the
     next); a daily question set to its topic goes back to every topic. None when nothing was removed.
-    Asked questions and answers stay: boards keep counting them."""
+    Asked questions and answers stay: boards keep counting them. The row goes at once when nothing of it
+    is live; otherwise it is marked removed (version + 1, so every worker's cache sees it) and `sweep`
+    deletes it once its last live question closes."""
     async with db.transaction() as connection:
-        row = await connection.fetch_one(f"SELECT {_COLUMNS} FROM decks WHERE id = ?", (deck_id,))
+        row = await connection.fetch_one(f"SELECT {_COLUMNS} FROM decks WHERE id = ? AND {_LIVE}", (deck_id,))
         if row is None or (version is not None and int(row[3]) != version):
             return None
-        await _delete(connection, [int(row[0])])
+        if not await live_question_ids(connection, deck_id, now):
+            await _delete(connection, [deck_id])
+        else:
+            await connection.execute("UPDATE subscriptions SET topic = NULL WHERE topic = ?", (f"deck.{deck_id}",))
+            await connection.execute("UPDATE decks SET removed_at = ?, version = version + 1 WHERE id = ?",
+                                     (now, deck_id))
     return _deck(row)
+
+
+async def kept_for_live(db: Database) -> list[DeckRow]:
+    """Decks removed, or holding questions a replace dropped, while a question of theirs was live: what
+    `sweep` looks at (none, mostly: one small read)."""
+    rows = await db.fetch_all(f"SELECT {_COLUMNS} FROM decks WHERE removed_at IS NOT NULL OR retired IS NOT NULL")
+    return [_deck(row) for row in rows]
+
+
+async def sweep(db: Database, deck_id: int, now: float, retired: str | None, version: int) -> bool:
+    """After the live questions of a kept deck closed: a removed deck is deleted (True), a replaced one
+    keeps `retired` (the dropped questions still live, read at `version`; None clears them). Checked again
+    under the chat's lock, so a question asked or a replace made meanwhile keeps what it needs."""
+    async with db.transaction() as connection:
+        row = await connection.fetch_one("SELECT chat_id, removed_at FROM decks WHERE id = ?", (deck_id,))
+        if row is None:
+            return False
+        await connection.lock("chat", [int(row[0])])
+        if row[1] is not None:
+            if not await live_question_ids(connection, deck_id, now):
+                await _delete(connection, [deck_id])
+                return True
+            return False
+        await connection.execute("UPDATE decks SET retired = ? WHERE id = ? AND version = ?",
+                                 (retired, deck_id, version))
+    return False
 
 
 async def _delete(connection: Transaction, deck_ids: list[int]) -> None:
@@ -139,7 +233,7 @@ async def shared_chats(db: Database, user_id: int) -> list[SharedChat]:
     Read from the decks (few) outward, so that it costs nothing where no group has one."""
     rows = await db.fetch_all(
         """SELECT c.id, c.platform, c.platform_chat_id, c.title FROM chats c
-           WHERE c.id IN (SELECT DISTINCT chat_id FROM decks) AND c.kind <> 'private'
+           WHERE c.id IN (SELECT DISTINCT chat_id FROM decks WHERE removed_at IS NULL) AND c.kind <> 'private'
              AND (EXISTS (SELECT 1 FROM board_totals b WHERE b.chat_id = c.id AND b.user_id = ?)
                   OR EXISTS (SELECT 1 FROM answers a JOIN asked_questions q ON q.id = a.asked_id
                              WHERE a.user_id = ? AND q.chat_id = c.id)

@@ -34,7 +34,8 @@ async def test_a_replace_keeps_the_row_and_moves_the_version(db: Database) -> No
     assert not replaced and first.version == 1 and first.added_by_name == "Ana"
     second, replaced = await store.save_deck(db, chat, "week", OTHER_QUESTIONS, 3, None, "Bo", 20.0, 20)
     assert replaced and second.id == first.id and second.version == 2 and second.added_at == 20.0
-    assert (await store.deck_questions(db, first.id)) == (2, OTHER_QUESTIONS)
+    stored = await store.deck_questions(db, first.id)
+    assert stored is not None and (stored.version, stored.questions, stored.retired) == (2, OTHER_QUESTIONS, None)
 
 
 async def test_the_limit_counts_inside_the_write_and_allows_a_replace(db: Database) -> None:
@@ -53,9 +54,9 @@ async def test_a_removal_frees_the_daily_topic_and_only_for_the_version_confirme
     deck, _ = await store.save_deck(db, chat, "week", QUESTIONS, 3, None, "", 0.0, 20)
     await save_subscription(db, chat, "09:00", "UTC", None, f"deck.{deck.id}", None, 3600, 0.0, 100.0)
     await store.save_deck(db, chat, "week", OTHER_QUESTIONS, 3, None, "", 1.0, 20)
-    assert await store.delete_deck(db, deck.id, version=1) is None, "confirmed for the upload since replaced"
+    assert await store.delete_deck(db, deck.id, 1, 0.0) is None, "confirmed for the upload since replaced"
     assert (await get_subscription(db, chat)).topic == f"deck.{deck.id}"
-    assert (await store.delete_deck(db, deck.id, version=2)).name == "week"
+    assert (await store.delete_deck(db, deck.id, 2, 0.0)).name == "week"
     assert (await get_subscription(db, chat)).topic is None, "the daily question goes back to every topic"
     assert await store.list_decks(db, chat) == []
 
@@ -109,7 +110,7 @@ async def test_two_workers_see_a_replace_at_their_next_check(db_path) -> None:
         [held] = await two.ready_chat(chat)
         assert held.version == 2 and {q.stem("en") for q in held.questions.values()} >= {"On which split is a scaler fitted on?"}
         assert len(two.select((f"deck.{deck.id}",))) == 3 and list(two.questions) == [], "iteration is the bank's"
-        await store.delete_deck(first, deck.id)
+        await store.delete_deck(first, deck.id, None, 0.0)
         assert await two.ready_chat(chat) == [] and two.select((f"deck.{deck.id}",)) == []
 
 
