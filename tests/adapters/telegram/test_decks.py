@@ -333,3 +333,32 @@ async def test_a_group_that_removes_the_bot_keeps_its_decks_30_days(group_bot: H
     clock.advance(30 * 86400 + 60)
     await group_bot.core.tick()
     assert await group_bot.count("decks") == 0
+
+
+async def test_the_open_daily_question_of_a_removed_deck_is_still_revealed(group_bot: Harness, api: FakeBotApi,
+                                                                           clock) -> None:
+    one = b"Which optimiser keeps per-parameter step sizes? {=Adam ~SGD ~Plain gradient descent " \
+          b"####Adam scales by a running RMS.}\n"
+    await upload(group_bot, ALICE, "week-1", "week.gift", one)
+    await group_bot.command(ALICE, GROUP, "/daily deck:week-1")
+    question = api.last(GROUP_ID)
+    assert "Which optimiser" in question.html and question.data
+    asked = await group_bot.core.db.fetch_one("SELECT option_order FROM asked_questions")
+    right = "abc"[[int(c) for c in asked["option_order"]].index(0)]
+    [tapped] = [data for data in question.data if data.endswith(f":{right}")]
+    await group_bot.click(BOB, question, tapped)
+    await group_bot.command(ALICE, GROUP, "/deck remove week-1")
+    confirm = api.last(GROUP_ID)
+    assert "still finishes" in shown(confirm)
+    await group_bot.click(ALICE, confirm, confirm.data[0])
+    assert shown(confirm).startswith("Deck week-1 is removed.") and "still revealed at" in shown(confirm)
+    await group_bot.command(ALICE, GROUP, "/deck list")
+    assert "no decks yet" in shown(api.last(GROUP_ID))
+    await group_bot.click(CAROL, question, tapped)
+    assert group_bot.popups()[-1][0].startswith("✅"), "the open question still takes answers"
+    clock.advance(12 * 3600 + 1)
+    await group_bot.core.tick()
+    revealed = shown(question)
+    assert question.markup is None and "Adam scales by a running RMS." in revealed, revealed
+    assert "2 answered, 100% right" in revealed and "Bob" in revealed and "Carol" in revealed, revealed
+    assert await group_bot.count("decks") == 0, "deleted once revealed"
