@@ -25,7 +25,7 @@ from bot.errors import AnswerRefused, UserError
 from bot.interview.holders import held_elsewhere
 from bot.interview.report import build_report, with_levels
 from bot.asking.delivery import Delivery, shuffled_options
-from bot.decks.library import askable, askable_ids
+from bot.decks.library import askable, askable_ids, ready_ids
 from bot.interview.selection import (PENDING, ended_sure, is_adaptive, most_informative,
                                      plan_interview, shortlist, sure_enough)
 from bot.learner.ability import Estimate
@@ -299,10 +299,13 @@ class InterviewEngine:
         plan = list(interview.plan)
         adaptive = interview.kind == "interview" and is_adaptive(interview.filters)
         pinned_sure = interview.kind == "interview" and not adaptive and interview.filters.stop_when_sure
-        following = None
+        following, trimmed = None, False
         if not adaptive and position < len(plan):
-            # a group deck removed (or replaced without it) since the plan was made: the interview ends here
-            following = self.bank.questions.get(plan[position]) if askable(self.bank, plan[position]) else None
+            await ready_ids(self.bank, plan[position:])  # their group decks as stored now (no read for bank ids)
+            rest = [question_id for question_id in plan[position:] if askable(self.bank, question_id)]
+            # a group deck removed, or replaced without some of them, since the plan was made: those are skipped
+            trimmed, plan = len(rest) < len(plan) - position, plan[:position] + rest
+            following = self.bank.questions.get(rest[0]) if rest else None
         question = self.bank.questions[asked.question_id]
 
         async def record(connection: Transaction) -> tuple[Question | None, list[str], AskedQuestion | None]:
@@ -327,6 +330,8 @@ class InterviewEngine:
             if not await records.close_asked(connection, asked.id, now):
                 raise AnswerRefused("closed")
             chosen, chosen_plan = following, plan
+            if trimmed:
+                await records.set_plan(connection, interview.id, chosen_plan)
             if adaptive:
                 chosen, chosen_plan = await self._choose_next(connection, interview, plan[:position], abilities,
                                                               moved, seen)

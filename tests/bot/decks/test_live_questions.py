@@ -6,6 +6,7 @@ them (at once, after /forget for the uploader's name, and after the 30 days of a
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 
 from bot.core import Core
@@ -186,3 +187,25 @@ async def token_for(core: Core, asked_id: int, right: bool) -> str:
     question = core.library.get(asked.question_id)
     position = next(p for p, i in enumerate(asked.option_order) if (i == question.correct_index) == right)
     return f"a:{asked_id}:{'abcdef'[position]}"
+
+
+async def test_a_replace_mid_interview_answers_the_open_question_and_skips_the_dropped_ones(core, port) -> None:
+    four = GIFT + "\n" + ANOTHER + "\n"
+    await add(core, four)
+    started = await core.start_interview(ADA, ADA_DM, InterviewFilters(topics=("deck:week",), count=4,
+                                                                       adaptive=False))
+    plan = [str(qid) for qid in json.loads((await core.db.fetch_one("SELECT plan FROM interviews"))[0])]
+    reply = await core.click(ADA, ADA_DM, await token_for(core, started.asked_id, right=True))
+    [following] = reply.follow_ups
+    stems = {qid: core.library.get(qid).stem("en") for qid in plan}
+    blocks = [block for block in four.strip().split("\n\n")]
+    kept = [block for block in blocks if stems[plan[1]] not in block and stems[plan[2]] not in block]
+    await add(core, "\n\n".join(kept) + "\n")  # drops the open question (plan[1]) and the next one (plan[2])
+    answered = await core.click(ADA, ADA_DM, await token_for(core, following.asked_id, right=True))
+    assert answered.refused is None and answered.correct, "the open question, dropped by the replace, still counts"
+    [last] = answered.follow_ups
+    assert stems[plan[3]] in render_plain(last.message), "the dropped unasked question is skipped, not the rest"
+    done = await core.click(ADA, ADA_DM, await token_for(core, last.asked_id, right=False))
+    [report] = done.follow_ups
+    text = render_plain(report.message)
+    assert "2/3" in text and "removed this deck" not in text, text
