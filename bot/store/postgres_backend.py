@@ -13,8 +13,6 @@ whose BEGIN meets a dead connection tries another before anything of it has run.
 from __future__ import annotations
 
 import asyncio
-import functools
-import hashlib
 import logging
 import random
 import re
@@ -26,40 +24,18 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 from asyncpg import exceptions as pg
 
-from bot.store.backend import (POSTGRESQL, Database, IntegrityViolation, Result, Row, StoreError, Transaction,
-                               UniqueViolation)
+from bot.store.backend import POSTGRESQL, Database, Row, StoreError, Transaction
 from bot.store.migrations import LATEST, SchemaTooNew, script, statements
+from bot.store.postgres_transaction import LOST, PostgresTransaction, numbered, violation
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 MIGRATION_LOCK = 0x1B07_0002  # held while migrations run, so workers starting together take turns
-LOST = (pg.PostgresConnectionError, pg.OperatorInterventionError, pg.InterfaceError, ConnectionError, OSError)
-BEGIN_ATTEMPTS = 3
 CLAIM_KINDS = {"reveal": 1, "post": 2, "quiz": 3}  # the high bits of a claim's advisory lock key, so kinds never collide
-KEY_KINDS = {"person": 0x11, "item": 0x12, "chat": 0x13}  # the same for `Transaction.lock`'s transaction locks
 RETRIED = (pg.SerializationError, pg.DeadlockDetectedError)  # 40001, 40P01: the transaction was given up, not wrong
 RUN_ATTEMPTS = 5
 RETRY_PAUSE_S = 0.005  # the first pause before running a given-up body again; doubled each time, with jitter
-
-
-@functools.lru_cache(maxsize=4096)
-def numbered(sql: str) -> str:
-    """`?` placeholders as PostgreSQL's `$1, $2, ...` (a `?` inside a quoted literal or name stays)."""
-    out: list[str] = []
-    quote = ""
-    number = 0
-    for char in sql:
-        if quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char == "?":
-            number += 1
-            out.append(f"${number}")
-            continue
-        out.append(char)
-    return "".join(out)
 
 
 def ddl(statement: str) -> str:
@@ -71,16 +47,6 @@ def ddl(statement: str) -> str:
     return re.sub(r"\bREAL\b", "DOUBLE PRECISION", statement)
 
 
-def lock_key(kind: str, key: int | str) -> int:
-    """A transaction advisory lock's 64-bit key: the kind in the top bits, then the id (or a stable hash
-    of a text key, such as a question id), so different kinds never share a lock."""
-    if isinstance(key, str):
-        value = int.from_bytes(hashlib.blake2b(key.encode(), digest_size=6).digest(), "big")
-    else:
-        value = key & 0xFFFF_FFFF_FFFF
-    return (KEY_KINDS[kind] << 48) | value
-
-
 def redacted(url: str) -> str:
     """The URL without its password, for messages and logs."""
     parts = urlsplit(url)
@@ -89,58 +55,6 @@ def redacted(url: str) -> str:
     host = parts.hostname or ""
     netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
     return urlunsplit(parts._replace(netloc=netloc))
-
-
-def _violation(error: pg.IntegrityConstraintViolationError) -> IntegrityViolation:
-    kind = UniqueViolation if isinstance(error, pg.UniqueViolationError) else IntegrityViolation
-    return kind(str(error))
-
-
-def _changed(status: str) -> int:
-    """Rows a command changed, from its status tag ('UPDATE 3', 'INSERT 0 1', 'DELETE 0')."""
-    last = status.rsplit(" ", 1)[-1]
-    return int(last) if last.isdigit() else 0
-
-
-class PostgresTransaction(Transaction):
-    """Statements on one pooled connection, inside the transaction `PostgresDatabase.transaction` began."""
-
-    dialect = POSTGRESQL
-
-    def __init__(self, connection: asyncpg.Connection) -> None:
-        self.connection = connection
-        self._held: set[int] = set()  # key locks this transaction holds already (asking again costs a round trip)
-
-    async def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Result:
-        try:
-            return Result(_changed(await self.connection.execute(numbered(sql), *parameters)))
-        except pg.IntegrityConstraintViolationError as error:
-            raise _violation(error) from error
-
-    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        rows = list(rows)
-        if not rows:
-            return
-        try:
-            await self.connection.executemany(numbered(sql), rows)
-        except pg.IntegrityConstraintViolationError as error:
-            raise _violation(error) from error
-
-    async def fetch_all(self, sql: str, parameters: Sequence[Any] = ()) -> list[Row]:
-        try:
-            return await self.connection.fetch(numbered(sql), *parameters)
-        except pg.IntegrityConstraintViolationError as error:
-            raise _violation(error) from error
-
-    async def lock(self, kind: str, keys: Iterable[int | str]) -> None:
-        """pg_advisory_xact_lock on each key not held yet, in ascending order, in one round trip (all are
-        released at COMMIT or ROLLBACK)."""
-        wanted = sorted({lock_key(kind, key) for key in keys} - self._held)
-        if wanted:
-            await self.connection.execute(
-                "SELECT pg_advisory_xact_lock(k) FROM (SELECT unnest($1::bigint[]) AS k ORDER BY 1) AS keys",
-                wanted)
-            self._held.update(wanted)
 
 
 async def _keep(connection: asyncpg.Connection) -> None:
@@ -240,40 +154,21 @@ class PostgresDatabase(Database):
                 except LOST:  # the connection went, and the lock with it
                     pass
 
-    async def _begin(self) -> asyncpg.Connection:
-        """A pooled connection inside BEGIN; a dead connection is swapped."""
-        for attempt in range(1, BEGIN_ATTEMPTS + 1):
-            connection = await self.pool.acquire()
-            try:
-                await connection.execute("BEGIN")
-                return connection
-            except LOST:
-                await self.pool.release(connection)
-                if attempt == BEGIN_ATTEMPTS:
-                    raise
-                log.warning("store %s: a pooled connection was lost; trying another", self.path)
-            except BaseException:
-                await self.pool.release(connection)
-                raise
-        raise AssertionError("unreachable")
-
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PostgresTransaction]:
-        """BEGIN ... COMMIT on a pooled connection of its own, rolled back on any error."""
-        connection = await self._begin()
+        """BEGIN ... COMMIT on a pooled connection of its own, rolled back on any error. The BEGIN goes out
+        with the body's first statement, and what the body need not wait for with the next one or the
+        COMMIT (bot/store/postgres_transaction.py); a dead connection met by the BEGIN is swapped."""
+        transaction = PostgresTransaction(await self.pool.acquire(), self.pool)
         try:
             try:
-                yield PostgresTransaction(connection)
+                yield transaction
+                await transaction.commit()
             except BaseException:
-                if not connection.is_closed():
-                    try:
-                        await connection.execute("ROLLBACK")
-                    except LOST:  # the server went away: it drops the transaction itself
-                        pass
+                await transaction.rollback()
                 raise
-            await connection.execute("COMMIT")
         finally:
-            await self.pool.release(connection)
+            await self.pool.release(transaction.connection)
 
     async def in_one_call(self, body: Callable[[Transaction], Awaitable[T]]) -> T:
         """The body as one transaction; run again (up to RUN_ATTEMPTS in all, after a short jittered pause)
@@ -299,6 +194,14 @@ class PostgresDatabase(Database):
         except LOST:
             log.warning("store %s: a read met a lost connection; trying again", self.path)
             return await self.pool.fetch(numbered(sql), *parameters)
+
+    async def upsert_row(self, upsert: str, parameters: Sequence[Any], read: str, key: Sequence[Any]) -> Row | None:
+        """The upsert with RETURNING *, outside any transaction: one statement is a transaction of its own,
+        so the row comes back in one round trip (a lost connection tries once more: an upsert can run twice)."""
+        try:
+            return await self.fetch_one(f"{upsert} RETURNING *", parameters)
+        except pg.IntegrityConstraintViolationError as error:
+            raise violation(error) from error
 
     async def schema_version(self) -> int:
         row = await self.fetch_one("SELECT version FROM schema_version")

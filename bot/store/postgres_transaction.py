@@ -1,0 +1,218 @@
+"""One PostgreSQL transaction on a pooled connection, sending as few round trips as its statements allow.
+
+With the database a network away every message that waits for an answer costs a round trip, and a
+transaction's statements run one after another. Three kinds of statement give nothing back that the
+body waits for: the BEGIN, a key lock, and the rows of an `executemany` (upserts whose outcome is only
+success). Those are held back and sent, joined into one simple-protocol message, in front of the next
+statement that does answer (or with the COMMIT): BEGIN goes with the first lock, a batch's upserts go
+with its COMMIT. Each stays where it was in the order of the transaction, so what the body reads is
+what it would have read; an error in one of them is raised by the next statement (or the COMMIT) and
+rolls the whole transaction back, as it would have anyway. Held-back rows are written into the SQL as
+literals (numbers, text quoted, NULL); a value of another type, or a long executemany, is sent as
+before, after what was held back.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import asyncpg
+from asyncpg import exceptions as pg
+
+from bot.store.backend import POSTGRESQL, IntegrityViolation, Result, Row, Transaction, UniqueViolation
+
+log = logging.getLogger(__name__)
+LOST = (pg.PostgresConnectionError, pg.OperatorInterventionError, pg.InterfaceError, ConnectionError, OSError)
+BEGIN_ATTEMPTS = 3
+KEY_KINDS = {"person": 0x11, "item": 0x12, "chat": 0x13}  # the high bits of `Transaction.lock`'s keys
+HELD_BACK_ROWS = 64  # an executemany this long or longer goes as before (a bulk copy), not as literals
+
+
+@functools.lru_cache(maxsize=4096)
+def numbered(sql: str) -> str:
+    """`?` placeholders as PostgreSQL's `$1, $2, ...` (a `?` inside a quoted literal or name stays)."""
+    return "".join(f"${index}" if isinstance(index, int) else index for index in _pieces(sql))
+
+
+@functools.lru_cache(maxsize=1024)
+def _pieces(sql: str) -> tuple[str | int, ...]:
+    """The statement cut at its `?` placeholders: text, then the placeholder's number (from 1), and so on."""
+    out: list[str | int] = []
+    text: list[str] = []
+    quote = ""
+    number = 0
+    for char in sql:
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "?":
+            number += 1
+            out.extend(("".join(text), number))
+            text = []
+            continue
+        text.append(char)
+    out.append("".join(text))
+    return tuple(out)
+
+
+def literal(value: Any) -> str | None:
+    """A parameter written as an SQL literal the column's type takes, or None for a type not handled here
+    (the statement is then sent with its parameters). Text doubles its quotes (standard_conforming_strings
+    is on, PostgreSQL's default since 9.1), so nothing in it can end the literal; a float is written
+    exactly (Python's repr reads back to the same double)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "'NaN'"
+        if math.isinf(value):
+            return "'Infinity'" if value > 0 else "'-Infinity'"
+        return f"'{value!r}'"
+    if isinstance(value, str) and "\x00" not in value:
+        return "'" + value.replace("'", "''") + "'"
+    return None
+
+
+def inlined(sql: str, parameters: Sequence[Any]) -> str | None:
+    """The statement with its parameters written in as literals, or None when one cannot be."""
+    pieces = _pieces(sql)
+    out: list[str] = []
+    for piece in pieces:
+        if isinstance(piece, int):
+            if piece > len(parameters):
+                return None
+            text = literal(parameters[piece - 1])
+            if text is None:
+                return None
+            out.append(text)
+        else:
+            out.append(piece)
+    return "".join(out)
+
+
+def lock_key(kind: str, key: int | str) -> int:
+    """A transaction advisory lock's 64-bit key: the kind in the top bits, then the id (or a stable hash
+    of a text key, such as a question id), so different kinds never share a lock."""
+    if isinstance(key, str):
+        value = int.from_bytes(hashlib.blake2b(key.encode(), digest_size=6).digest(), "big")
+    else:
+        value = key & 0xFFFF_FFFF_FFFF
+    return (KEY_KINDS[kind] << 48) | value
+
+
+def violation(error: pg.IntegrityConstraintViolationError) -> IntegrityViolation:
+    kind = UniqueViolation if isinstance(error, pg.UniqueViolationError) else IntegrityViolation
+    return kind(str(error))
+
+
+def _changed(status: str) -> int:
+    """Rows a command changed, from its status tag ('UPDATE 3', 'INSERT 0 1', 'DELETE 0')."""
+    last = status.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else 0
+
+
+class PostgresTransaction(Transaction):
+    """Statements on one pooled connection, between a BEGIN sent with the first of them and the COMMIT
+    `PostgresDatabase.transaction` asks for."""
+
+    dialect = POSTGRESQL
+
+    def __init__(self, connection: asyncpg.Connection, pool: asyncpg.Pool) -> None:
+        self.connection = connection
+        self._pool = pool
+        self.begun = False  # BEGIN has gone out (the connection may hold an open transaction)
+        self._waiting: list[str] = ["BEGIN"]  # held back, in order, for the next statement's round trip
+        self._held: set[int] = set()  # key locks this transaction holds already (asking again costs a round trip)
+
+    async def _send_waiting(self, last: str = "") -> str:
+        """What was held back, and `last` after it, as one message; the status of the last statement in it.
+        A connection found dead while BEGIN is still to go is swapped: nothing of the transaction ran."""
+        script = "; ".join([*self._waiting, last] if last else self._waiting)
+        if not script:
+            return ""
+        for attempt in range(1, BEGIN_ATTEMPTS + 1):
+            first = not self.begun
+            self.begun = True
+            try:
+                status = await self.connection.execute(script)
+                break
+            except LOST:
+                if not first or last == "COMMIT" or attempt == BEGIN_ATTEMPTS:  # (a COMMIT may have been done)
+                    raise
+                log.warning("store: a pooled connection was lost; trying another")
+                await self._pool.release(self.connection)
+                self.begun = False
+                self.connection = await self._pool.acquire()
+            except pg.IntegrityConstraintViolationError as error:
+                self._waiting = []
+                raise violation(error) from error
+        self._waiting = []
+        return str(status)
+
+    async def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Result:
+        await self._send_waiting()
+        try:
+            return Result(_changed(await self.connection.execute(numbered(sql), *parameters)))
+        except pg.IntegrityConstraintViolationError as error:
+            raise violation(error) from error
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Held back (written with literals) until the next statement or the COMMIT, when every row can be;
+        else sent now, with the rows as parameters (asyncpg pipelines them: one round trip)."""
+        rows = list(rows)
+        if not rows:
+            return
+        if len(rows) < HELD_BACK_ROWS:
+            statements = [inlined(sql, row) for row in rows]
+            if all(statement is not None for statement in statements):
+                self._waiting.extend(statement for statement in statements if statement is not None)
+                return
+        await self._send_waiting()
+        try:
+            await self.connection.executemany(numbered(sql), rows)
+        except pg.IntegrityConstraintViolationError as error:
+            raise violation(error) from error
+
+    async def fetch_all(self, sql: str, parameters: Sequence[Any] = ()) -> list[Row]:
+        await self._send_waiting()
+        try:
+            return await self.connection.fetch(numbered(sql), *parameters)
+        except pg.IntegrityConstraintViolationError as error:
+            raise violation(error) from error
+
+    async def lock(self, kind: str, keys: Iterable[int | str]) -> None:
+        """pg_advisory_xact_lock on each key not held yet, in ascending order, held back until the next
+        statement (which therefore runs only once they are all held); all are released at COMMIT or
+        ROLLBACK."""
+        wanted = sorted({lock_key(kind, key) for key in keys} - self._held)
+        if wanted:
+            self._waiting.append("SELECT pg_advisory_xact_lock(k) FROM (SELECT unnest('{%s}'::bigint[]) AS k ORDER BY 1)"
+                                 " AS keys" % ",".join(map(str, wanted)))
+            self._held.update(wanted)
+
+    async def commit(self) -> None:
+        """COMMIT, after whatever is still held back, in one round trip; nothing at all if nothing ran."""
+        if not self.begun and all(statement.startswith("SELECT pg_advisory_xact_lock")
+                                  for statement in self._waiting[1:]):
+            self._waiting = []  # only BEGIN and locks: no statement ever needed them
+            return
+        await self._send_waiting("COMMIT")
+
+    async def rollback(self) -> None:
+        """ROLLBACK when BEGIN went out (what was held back is dropped); a dead connection needs none."""
+        self._waiting = []
+        if self.begun and not self.connection.is_closed():
+            try:
+                await self.connection.execute("ROLLBACK")
+            except LOST:  # the server went away: it drops the transaction itself
+                pass

@@ -1,0 +1,128 @@
+"""A PostgreSQL transaction's held-back statements (bot/store/postgres_transaction.py): the BEGIN, key locks
+and executemany rows go out with the next statement or the COMMIT, written as literals. Checked from the
+outside: the values read back are the values given, an error among them still undoes the transaction,
+a held-back lock is held before the next statement runs, and the round trips counted at the server's
+door (through the latency proxy) are fewer."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+
+import pytest
+
+from benchmarks.pg_proxy import ProxyProcess
+from bot.store import Database
+from bot.store.backend import IntegrityViolation
+from bot.store.postgres_transaction import inlined, literal
+
+TRICKY_FLOATS = [0.1, 1 / 3, -2.5e-308, 5e-324, 1.7976931348623157e308, 123456789.12345679, -0.0, math.pi,
+                 float("inf"), float("-inf")]
+TRICKY_TEXTS = ["plain", "it's", "''; DROP TABLE users; --", "back\\slash", "?", "$1", "çğıöşü 日本", "\n\t", ""]
+
+
+@pytest.mark.parametrize("value, text", [(None, "NULL"), (True, "TRUE"), (7, "7"), (-3, "-3"), (0.5, "'0.5'"),
+                                         (float("nan"), "'NaN'"), ("it's", "'it''s'"), (b"x", None), ("a\x00b", None)])
+def test_a_value_is_a_literal_or_is_left_as_a_parameter(value, text) -> None:
+    assert literal(value) == text
+
+
+def test_placeholders_in_quotes_stay_and_a_missing_parameter_leaves_the_statement_as_it_was() -> None:
+    assert inlined("SELECT '?', ? WHERE x = ?", (1, "a")) == "SELECT '?', 1 WHERE x = 'a'"
+    assert inlined("SELECT ?, ?", (1,)) is None
+    assert inlined("SELECT ?", (object(),)) is None
+
+
+async def _db(url: str) -> Database:
+    db = await Database.open(url)
+    async with db.transaction() as connection:
+        await connection.execute("CREATE TABLE IF NOT EXISTS held (id INTEGER PRIMARY KEY, x DOUBLE PRECISION, "
+                                 "t TEXT, n INTEGER CHECK (n >= 0))")
+        await connection.execute("DELETE FROM held")
+    return db
+
+
+async def test_held_back_rows_read_back_exactly_as_given(postgres_url) -> None:
+    db = await _db(postgres_url)
+    try:
+        rows = [(number, TRICKY_FLOATS[number % len(TRICKY_FLOATS)], TRICKY_TEXTS[number % len(TRICKY_TEXTS)],
+                 None if number % 4 == 0 else number) for number in range(40)]
+        async with db.transaction() as connection:
+            await connection.executemany("INSERT INTO held (id, x, t, n) VALUES (?, ?, ?, ?)", rows)
+            await connection.executemany(  # an upsert over the same keys, held back behind the first
+                "INSERT INTO held (id, x, t, n) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET t = excluded.t || '!'",
+                rows[:5])
+        read = [tuple(row) for row in await db.fetch_all("SELECT id, x, t, n FROM held ORDER BY id")]
+        expected = [(i, x, t + "!" if i < 5 else t, n) for i, x, t, n in rows]
+        assert read == expected
+        assert math.copysign(1, read[6][1]) == -1.0  # -0.0 kept its sign
+        assert len(await db.fetch_all("SELECT * FROM users")) == 0  # the injection attempt is only text
+    finally:
+        await db.close()
+
+
+async def test_an_error_in_a_held_back_row_undoes_the_whole_transaction(postgres_url) -> None:
+    db = await _db(postgres_url)
+    try:
+        with pytest.raises(IntegrityViolation):
+            async with db.transaction() as connection:
+                await connection.execute("INSERT INTO held (id, n) VALUES (1, 1)")
+                await connection.executemany("INSERT INTO held (id, n) VALUES (?, ?)", [(2, 2), (3, -1)])
+        assert await db.fetch_all("SELECT * FROM held") == []
+        async with db.transaction() as connection:  # the connection went back to the pool clean
+            await connection.executemany("INSERT INTO held (id, n) VALUES (?, ?)", [(4, 4)])
+        assert [tuple(row) for row in await db.fetch_all("SELECT id, n FROM held")] == [(4, 4)]
+    finally:
+        await db.close()
+
+
+async def test_a_held_back_lock_is_held_before_the_next_statement_runs(postgres_url) -> None:
+    first, second = await _db(postgres_url), await Database.open(postgres_url)
+    try:
+        entered = asyncio.Event()
+        order: list[str] = []
+
+        async def holder() -> None:
+            async with first.transaction() as connection:
+                await connection.lock("person", [42])
+                await connection.fetch_all("SELECT 1")  # the lock went out with this
+                entered.set()
+                await asyncio.sleep(0.3)
+                order.append("first done")
+
+        async def waiter() -> None:
+            await entered.wait()
+            async with second.transaction() as connection:
+                await connection.lock("person", [42])
+                await connection.fetch_all("SELECT 1")
+                order.append("second ran")
+
+        await asyncio.wait_for(asyncio.gather(holder(), waiter()), 10)
+        assert order == ["first done", "second ran"]
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_begin_locks_and_rows_cost_no_round_trips_of_their_own(postgres_server, postgres_url) -> None:
+    await (await _db(postgres_url)).close()
+    async with ProxyProcess(postgres_server.port) as proxy:
+        url = postgres_url.replace(f":{postgres_server.port}/", f":{proxy.port}/")
+        assert url != postgres_url
+        db = await Database.open(url)
+        try:
+            async with db.transaction() as connection:  # a pooled connection made, statements prepared
+                await connection.fetch_all("SELECT id FROM held WHERE id = ?", (0,))
+            before = (await proxy.chunks())["to_server"]
+            async with db.transaction() as connection:
+                await connection.lock("person", [1, 2])  # with BEGIN, one message sent before the read
+                await connection.fetch_all("SELECT id FROM held WHERE id = ?", (0,))
+                await connection.lock("item", ["q"])
+                await connection.executemany("INSERT INTO held (id, n) VALUES (?, ?)", [(1, 1), (2, 2)])
+                await connection.executemany("INSERT INTO held (id, n) VALUES (?, ?)", [(3, 3)])  # with the COMMIT
+            flights = (await proxy.chunks())["to_server"] - before
+            # BEGIN and the locks, the read, the second lock with the rows and COMMIT: 3 (sent one by one, 7)
+            assert flights <= 3, f"{flights} messages to the server"
+            assert len(await db.fetch_all("SELECT * FROM held")) == 3
+        finally:
+            await db.close()
