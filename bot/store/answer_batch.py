@@ -78,20 +78,20 @@ class AnswerWriter:
     async def _write(self, batch: list[_Pending]) -> None:
         """The batch as one transaction (one hand-off on SQLite); its callers hear the verdicts after COMMIT."""
 
-        async def body(connection: Transaction) -> tuple[list[BaseException | None], dict[int, int]]:
-            verdicts = await self._record(connection, batch)
-            return verdicts, await _answers_to(connection, {p.answer.asked_id for p in batch})
-
-        verdicts, counts = await self.db.in_one_call(body)
+        verdicts, counts = await self.db.in_one_call(lambda connection: self._record(connection, batch))
         for pending, verdict in zip(batch, verdicts):
             if verdict is not None:
                 _fail(pending, verdict)
             elif not pending.done.done():
                 pending.done.set_result(counts.get(pending.answer.asked_id, 0))
 
-    async def _record(self, connection: Transaction, batch: list[_Pending]) -> list[BaseException | None]:
+    async def _record(self, connection: Transaction,
+                      batch: list[_Pending]) -> tuple[list[BaseException | None], dict[int, int]]:
         """Inside the transaction, touching nothing of the event loop (on SQLite it runs in the database's
-        thread): each answer's refusal, or None once it is written with its review card and learner step.
+        thread): each answer's refusal, or None once it is written with its review card and learner step;
+        and how many answers each question then holds (counted before the learner step, whose item locks
+        every batch on the same question waits for until COMMIT: on PostgreSQL its writes then go out
+        with the COMMIT).
 
         Safe beside other workers' batches (PostgreSQL): the people's key locks first (their cards and
         beliefs are read, then written; two workers recording one person's answer take turns here),
@@ -117,13 +117,14 @@ class AnswerWriter:
             if verdicts[index] is None and (pending.answer.asked_id, pending.answer.user_id) not in written:
                 verdicts[index] = AlreadyAnswered(f"asked {pending.answer.asked_id}, user {pending.answer.user_id}")
         accepted = [p for p in accepted if (p.answer.asked_id, p.answer.user_id) in written]
+        counts = await _answers_to(connection, {p.answer.asked_id for p in batch})
         await record_reviews(connection, [ReviewAnswer(p.answer.user_id, p.question_id, p.answer.correct,
                                                        p.answer.latency_ms, p.answer.answered_at)
                                           for p in accepted], self.retention)
         await record_answers(connection, [LearnerAnswer(p.answer.user_id, p.item, p.answer.correct,
                                                         p.answer.answered_at)
                                           for p in accepted if p.item is not None])
-        return verdicts
+        return verdicts, counts
 
 
 async def _insert_new(connection: Transaction, accepted: list[_Pending]) -> set[tuple[int, int]]:
