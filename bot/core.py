@@ -256,15 +256,14 @@ class Core(DeckDoors, ForgetDoors):
         if token.startswith(REMOVE_PREFIX):
             return await self.decks.remove_click(caller, token)
         parsed = parse_answer_token(token)
-        asked = await records.get_asked(self.db, parsed.asked_id) if parsed else None
+        asked, posted = await records.get_asked_and_ref(self.db, parsed.asked_id) if parsed else (None, None)
         if asked is not None:
             await self.library.ready_ids([asked.question_id])  # a group deck's question: its deck, loaded here
         try:
             if parsed is None or asked is None:
                 raise AnswerRefused("unknown")
             if message_ref is not None and caller.chat is not None and caller.chat.id == asked.chat_id:
-                posted = await records.message_ref(self.db, asked.id)  # (another chat: the services say so)
-                if posted is not None and posted != message_ref:
+                if posted is not None and posted != message_ref:  # (another chat: the services say so)
                     raise AnswerRefused("wrong_message")
             if asked.interview_id is not None:
                 reply = await self.interviews.answer(caller, asked, parsed.letter, holder)

@@ -167,6 +167,18 @@ class Database(ABC):
         (each still all or nothing, as if alone). An engine that cannot share runs it alone."""
         return await self.in_one_call(body)
 
+    async def upsert_row(self, upsert: str, parameters: Sequence[Any], read: str, key: Sequence[Any]) -> Row | None:
+        """One row written by `upsert` (an INSERT ... ON CONFLICT DO UPDATE) and then read back by `read`, as
+        one transaction of its own, its COMMIT shared where the engine shares. An engine that can return
+        the row from the write itself does so in one statement (PostgreSQL: RETURNING *, one round trip
+        instead of BEGIN, write, read, COMMIT)."""
+
+        async def body(connection: Transaction) -> Row | None:
+            await connection.execute(upsert, parameters)
+            return await connection.fetch_one(read, key)
+
+        return await self.in_shared_call(body)
+
     @abstractmethod
     async def fetch_all(self, sql: str, parameters: Iterable[Any] = ()) -> list[Row]:
         """Rows of a read outside any transaction."""

@@ -133,6 +133,13 @@ async def get_asked(db: Database | Transaction, asked_id: int) -> AskedQuestion 
     return _asked(row) if row else None
 
 
+async def get_asked_and_ref(db: Database, asked_id: int) -> tuple[AskedQuestion | None, str | None]:
+    """The asked question and where it was posted, in one read: a click checks both, and with the
+    database a network away each read is a round trip on the click's path."""
+    row = await db.fetch_one("SELECT * FROM asked_questions WHERE id = ?", (asked_id,))
+    return (_asked(row), row["message_ref"]) if row else (None, None)
+
+
 async def open_asked(db: Database, interview_id: int) -> AskedQuestion | None:
     """The interview's question that is waiting for an answer, if any."""
     row = await db.fetch_one(

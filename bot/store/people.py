@@ -6,7 +6,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.domain import ChatAddress, ChatRef, UserRef
-from bot.store.backend import Row
 from bot.store.database import Database, Transaction, placeholders
 from bot.store.decks import move_decks
 from bot.text.names import clean_name
@@ -58,17 +57,12 @@ async def ensure_user(db: Database, user: UserRef, now: float) -> UserRecord:
     if row is not None and row["name"] == user.name and (user.locale is None or row["locale"] == user.locale):
         return _user(row)
 
-    async def upsert(connection: Transaction) -> Row | None:  # one hand-off, its COMMIT shared with others'
-        await connection.execute(
-            """INSERT INTO users (platform, platform_user_id, name, locale, created_at) VALUES (?, ?, ?, ?, ?)
-               ON CONFLICT (platform, platform_user_id)
-               DO UPDATE SET name = excluded.name, locale = coalesce(excluded.locale, users.locale)""",
-            (user.platform, user.platform_id, user.name, user.locale, now),
-        )
-        return await connection.fetch_one("SELECT * FROM users WHERE platform = ? AND platform_user_id = ?",
-                                          (user.platform, user.platform_id))
-
-    row = await db.in_shared_call(upsert)
+    row = await db.upsert_row(  # one hand-off (SQLite, its COMMIT shared), one round trip (PostgreSQL)
+        """INSERT INTO users (platform, platform_user_id, name, locale, created_at) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (platform, platform_user_id)
+           DO UPDATE SET name = excluded.name, locale = coalesce(excluded.locale, users.locale)""",
+        (user.platform, user.platform_id, user.name, user.locale, now),
+        "SELECT * FROM users WHERE platform = ? AND platform_user_id = ?", (user.platform, user.platform_id))
     assert row is not None
     return _user(row)
 
@@ -83,17 +77,12 @@ async def ensure_chat(db: Database, chat: ChatRef, now: float) -> ChatRecord:
             and (not chat.locale or row["locale"] == chat.locale)):
         return _chat(row)
 
-    async def upsert(connection: Transaction) -> Row | None:
-        await connection.execute(
-            """INSERT INTO chats (platform, platform_chat_id, kind, title, locale, created_at) VALUES (?, ?, ?, ?, ?, ?)
-               ON CONFLICT (platform, platform_chat_id) DO UPDATE SET title = excluded.title, kind = excluded.kind,
-                   locale = coalesce(excluded.locale, chats.locale)""",
-            (chat.platform, chat.platform_id, chat.kind, chat.title, chat.locale or None, now),
-        )
-        return await connection.fetch_one("SELECT * FROM chats WHERE platform = ? AND platform_chat_id = ?",
-                                          (chat.platform, chat.platform_id))
-
-    row = await db.in_shared_call(upsert)
+    row = await db.upsert_row(
+        """INSERT INTO chats (platform, platform_chat_id, kind, title, locale, created_at) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (platform, platform_chat_id) DO UPDATE SET title = excluded.title, kind = excluded.kind,
+               locale = coalesce(excluded.locale, chats.locale)""",
+        (chat.platform, chat.platform_id, chat.kind, chat.title, chat.locale or None, now),
+        "SELECT * FROM chats WHERE platform = ? AND platform_chat_id = ?", (chat.platform, chat.platform_id))
     assert row is not None
     return _chat(row)
 
