@@ -9,12 +9,15 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
-from bot.core import Core
+import pytest
+
+from bot.core import Core, UserError
 from bot.domain import InterviewFilters, UserRef
 from bot.store import decks as deck_store
 from bot.store.interviews import get_asked
 from bot.text.plaintext import render_plain
 from tests.bot.decks.files import GIFT
+from tests.bot.decks.test_interviews import two_workers
 from tests.bot.decks.test_core_decks import ADA, ADA_DM, BO, BO_DM, GROUP, add, buttons, right_and_wrong
 from tests.fakes import RecordingPort, click
 
@@ -209,3 +212,22 @@ async def test_a_replace_mid_interview_answers_the_open_question_and_skips_the_d
     [report] = done.follow_ups
     text = render_plain(report.message)
     assert "2/3" in text and "removed this deck" not in text, text
+
+
+async def test_a_removal_on_another_worker_reaches_this_ones_cache_and_its_reveal(db_path, bank, clock) -> None:
+    async with two_workers(db_path, bank, clock) as (first, second, port):
+        first_port = first.ports["test"]
+        assert await first.post_daily_now(GROUP, topic="deck:week")
+        tokens = buttons(first_port)
+        right, _, question_id = await right_and_wrong(first, tokens)
+        stem = first.library.get(question_id).stem("en")
+        await click(first, BO, GROUP, tokens[right])
+        question = await second.deck_remove(ADA, GROUP, "week", is_admin=True)
+        assert (await second.click(ADA, GROUP, question.buttons[0][0].token)).refused is None
+        with pytest.raises(UserError):
+            await first.start_quiz(ADA, GROUP, "deck:week", 3, 10)  # the first worker held the deck: not any more
+        clock.advance(13 * 3600)
+        await first.tick()
+        [(_, _, reveal)] = first_port.edits
+        assert stem in render_plain(reveal) and "Bo" in render_plain(reveal)
+        assert await deck_store.deck_by_id(second.db, 1) is None, "the revealing worker's own sweep deleted it"
