@@ -64,14 +64,14 @@ class DeckService:
             log.info("chat %d: deck %s refused (%d problems)", chat.id, wanted, len(refused.problems))
             return view.refused_message(language, wanted, refused.problems)
         earlier = await store.get_deck(self.db, chat.id, wanted, removed=True)
-        kept, retired = None, None
+        kept, retire = None, None
         if earlier is not None:
-            kept, retired = await self._carried_over(earlier, questions)
+            kept, retire = await self._carried_over(earlier, questions)
         person = caller.user
         try:
             deck, replaced = await store.save_deck(
                 self.db, chat.id, wanted, encode(questions), len(questions), person.id if person else None,
-                person.name if person else by or "", self.clock.now(), DECKS_PER_CHAT, retired)
+                person.name if person else by or "", self.clock.now(), DECKS_PER_CHAT, retire)
         except store.TooManyDecks:
             return _say(language, "deck.too_many_decks", limit=DECKS_PER_CHAT)
         self.library.drop(deck.id)
@@ -79,9 +79,10 @@ class DeckService:
                  "replaced" if replaced else "added", len(questions))
         return view.added_message(language, wanted, questions, kept if replaced else None)
 
-    async def _carried_over(self, earlier: DeckRow, questions: list[Question]) -> tuple[int, str | None]:
+    async def _carried_over(self, earlier: DeckRow, questions: list[Question]) -> tuple[int, store.Retire | None]:
         """What a replace keeps of the deck it replaces: how many questions are unchanged (their ids stay),
-        and the dropped ones still being asked, encoded (None: none), so that those finish normally."""
+        and how to keep the dropped ones still being asked (read in the write's transaction), so that those
+        finish normally."""
         stored = await store.deck_questions(self.db, earlier.id)
         if stored is None:
             return 0, None
@@ -89,10 +90,12 @@ class DeckService:
                                                                               stored.retired or "[]")
         now_hashes = {content_hash(question) for question in questions}
         kept = len(now_hashes & {content_hash(question) for question in before[:earlier.count]})
-        live = await store.live_question_ids(self.db, earlier.id, self.clock.now())
-        dropped = {question.id: question for question in before
-                   if question.id in live and content_hash(question) not in now_hashes}
-        return kept, encode(list(dropped.values())) if dropped else None
+        dropped = {question.id: question for question in before if content_hash(question) not in now_hashes}
+
+        def retire(live: set[str]) -> str | None:
+            still = [question for question_id, question in dropped.items() if question_id in live]
+            return encode(still) if still else None
+        return kept, retire
 
     async def refusal_before_file(self, caller: Caller, name: str, is_admin: bool) -> Message | None:
         """Whatever refuses an upload whatever the file holds (a private chat, not an admin, a bad name, a

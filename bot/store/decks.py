@@ -12,11 +12,15 @@ Every deck SQL statement lives here; the rules (who may, how many, what a file m
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.limits import DECK_LIVE_AT_MOST_S
 from bot.store.backend import Row, Transaction
 from bot.store.database import Database
+
+
+Retire = Callable[[set[str]], "str | None"]  # the ids live now -> the dropped questions to keep, encoded
 
 
 class TooManyDecks(Exception):
@@ -129,9 +133,10 @@ async def open_reveals(db: Database, deck_id: int) -> list[tuple[float, str]]:
 
 
 async def save_deck(db: Database, chat_id: int, name: str, questions: str, count: int, user_id: int | None,
-                    user_name: str, now: float, max_decks: int, retired: str | None = None) -> tuple[DeckRow, bool]:
+                    user_name: str, now: float, max_decks: int, retire: Retire | None = None) -> tuple[DeckRow, bool]:
     """Add the deck, or replace the one of that name (same row and id, version + 1); (the deck, replaced?).
-    `retired`: the earlier questions this replace drops that are still live (kept for them alone). A removed
+    `retire`: given the ids live now (read inside this transaction), the earlier questions this replace
+    drops that are still live, encoded, kept for them alone (None: none). A removed
     deck of that name (kept for a live question) is taken up again, as a new deck for the limit and the
     reply. TooManyDecks when a new name would pass `max_decks` (counted in the same transaction)."""
     async with db.transaction() as connection:
@@ -142,6 +147,7 @@ async def save_deck(db: Database, chat_id: int, name: str, questions: str, count
                                          (chat_id, name))
         held = await connection.fetch_one(f"SELECT count(*) FROM decks WHERE chat_id = ? AND {_LIVE}", (chat_id,))
         if row is not None and (row[1] is None or held is None or int(held[0]) < max_decks):
+            retired = retire(await live_question_ids(connection, int(row[0]), now)) if retire else None
             await connection.execute(
                 """UPDATE decks SET version = version + 1, questions = ?, question_count = ?, added_by = ?,
                    added_by_name = ?, added_at = ?, retired = ?, removed_at = NULL WHERE id = ?""",
