@@ -58,9 +58,12 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def selected_modules(only: list[str] | None) -> list[str]:
-    """Module paths in registry order, restricted to --only names when given."""
-    return [path for path in MODULES if not only or path.rsplit(".", 1)[1] in only]
+def selected_modules(only: list[str] | None, in_given_order: bool = False) -> list[str]:
+    """Module paths in registry order, restricted to --only names when given; a lane runs them in its own order."""
+    paths = [path for path in MODULES if not only or path.rsplit(".", 1)[1] in only]
+    if only and in_given_order:
+        paths.sort(key=lambda path: only.index(path.rsplit(".", 1)[1]))
+    return paths
 
 
 def run_one(path: str, quick: bool) -> Outcome:
@@ -209,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.scale is not None:
         os.environ[SCALE_VARIABLE] = repr(arguments.scale)
     started = time.perf_counter()
-    paths = selected_modules(arguments.only)
+    paths = selected_modules(arguments.only, in_given_order=arguments.outcomes is not None)
     in_lanes = arguments.quick and not arguments.sequential and arguments.outcomes is None
     if in_lanes and len(planned_lanes(QUICK_LANES, [path.rsplit(".", 1)[1] for path in paths])) > 1:
         outcomes, lanes = run_in_lanes(paths)

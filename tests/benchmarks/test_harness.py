@@ -209,3 +209,12 @@ def test_a_lane_that_dies_reports_its_benchmarks_as_failed() -> None:
     assert all("exited with code 2" in record["error"] for record in records)
     assert [lane["exit_code"] for lane in lanes] == [2, 2]
 
+
+
+def test_a_lane_runs_its_benchmarks_in_the_lane_s_order() -> None:
+    """A lane is laid out so its slow, paced benchmark starts first; --only alone keeps the registry's order."""
+    from benchmarks.harness import selected_modules
+
+    lane = ["quiz", "storm", "leaderboard"]
+    assert [p.rsplit(".", 1)[1] for p in selected_modules(lane, in_given_order=True)] == lane
+    assert [p.rsplit(".", 1)[1] for p in selected_modules(lane)] == ["storm", "leaderboard", "quiz"]
