@@ -157,7 +157,7 @@ async def test_each_format_is_read_from_an_attachment_and_its_broken_twin_names_
     assert cdn.downloads[-1].endswith(deck_file.filename), "discord.py fetched the attachment itself"
 
 
-async def test_a_deck_is_played_replaced_exported_and_removed(discord_, cdn, recorder, core, db) -> None:
+async def test_a_deck_is_played_replaced_exported_and_removed(discord_, cdn, recorder, core, db, clock) -> None:
     await add(discord_, cdn, "week-1", "losses.csv", FILES["csv"].data)
     await discord_.command("daily", ADA, permissions=ADMIN, topic="deck:week-1")  # before any subscription
     [confirmation] = await discord_.command("subscribe", ADA, permissions=ADMIN, time="09:00", topic="deck:week-1")
@@ -184,10 +184,15 @@ async def test_a_deck_is_played_replaced_exported_and_removed(discord_, cdn, rec
     [refused] = await discord_.click(message_id, token, BOB)
     assert refused.ephemeral and "Only the administrator who asked" in refused.text()
     [removed] = await discord_.click(message_id, token, ADA)
-    assert "Deck `week-1` is removed." in removed.text()
-    assert (await db.fetch_one("SELECT count(*) AS n FROM decks"))["n"] == 0
+    assert "Deck `week-1` is removed." in removed.text() and "still revealed at" in removed.text()
+    assert "no decks yet" in said(await deck(discord_, "list", CEM, MEMBER))
     [unknown] = await discord_.command("quiz", BOB, sub="start", topic="deck:week-1")
     assert unknown.ephemeral and "Unknown topic deck:week-1" in unknown.text()
+    assert (await db.fetch_one("SELECT count(*) AS n FROM decks"))["n"] == 1, "kept for its open questions"
+    for _ in range(3):  # the daily posts' reveal, the quiz round's question closed and the round stopped
+        clock.advance(13 * 3600)
+        await core.tick()
+    assert (await db.fetch_one("SELECT count(*) AS n FROM decks"))["n"] == 0, "gone once they are revealed"
 
 
 async def test_a_member_plays_a_deck_of_their_server_in_a_dm(discord_, cdn, db) -> None:
