@@ -6,6 +6,7 @@ changed) and the language to answer in travel down as one value, so no use case 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from bot.domain import ChatRef, UserRef
@@ -43,13 +44,17 @@ def chat_language(record: ChatRecord) -> str:
     return resolve_language(chat=record.language, locale=record.locale)
 
 
+async def _nothing() -> None:
+    return None
+
+
 async def resolve(db: Database, now: float, user: UserRef | None = None, chat: ChatRef | None = None,
                   *, create: bool = True) -> Caller:
     """The records behind the refs (created on first sight, unless `create` is False: a refusal or a
     help text stores nothing) and the language to answer in."""
-    if create:
-        person = await ensure_user(db, user, now) if user else None
-        place = await ensure_chat(db, chat, now) if chat else None
+    if create:  # the two side by side: with the database a network away, each is a round trip or two
+        person, place = await asyncio.gather(ensure_user(db, user, now) if user else _nothing(),
+                                             ensure_chat(db, chat, now) if chat else _nothing())
     else:
         person = await find_user(db, user.platform, user.platform_id) if user else None
         place = await find_chat(db, chat.platform, chat.platform_id) if chat else None

@@ -9,6 +9,7 @@ timer (bot/schedule/timer) finds them due in the store.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 from collections.abc import Sequence
@@ -252,11 +253,14 @@ class Core(DeckDoors, ForgetDoors):
         its chat, and (when the adapter says which message was clicked) on the message it was posted as."""
         if token == FORGET_TOKEN:
             return await self._forget_click(user)
-        caller = await self.caller(user, chat)
         if token.startswith(REMOVE_PREFIX):
-            return await self.decks.remove_click(caller, token)
+            return await self.decks.remove_click(await self.caller(user, chat), token)
         parsed = parse_answer_token(token)
-        asked, posted = await records.get_asked_and_ref(self.db, parsed.asked_id) if parsed else (None, None)
+        if parsed is None:
+            caller, (asked, posted) = await self.caller(user, chat), (None, None)
+        else:  # side by side: with the database a network away each read is a round trip on the click's path
+            caller, (asked, posted) = await asyncio.gather(self.caller(user, chat),
+                                                           records.get_asked_and_ref(self.db, parsed.asked_id))
         if asked is not None:
             await self.library.ready_ids([asked.question_id])  # a group deck's question: its deck, loaded here
         try:
