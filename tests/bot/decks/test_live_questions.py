@@ -15,6 +15,7 @@ from bot.core import Core, UserError
 from bot.domain import InterviewFilters, UserRef
 from bot.store import decks as deck_store
 from bot.store.interviews import get_asked
+from bot.store.review import due_questions
 from bot.text.plaintext import render_plain
 from tests.bot.decks.files import GIFT
 from tests.bot.decks.test_interviews import two_workers
@@ -127,11 +128,16 @@ async def test_a_private_interview_answers_its_question_then_ends_with_a_line_an
 
 async def test_review_cards_of_a_removed_deck_stop_being_due(core, clock, port) -> None:
     await add(core, EXPLAINED)
+    await core.subscribe(GROUP, "09:00", reveal_after_hours=48)  # the post stays open past the card's day
     assert await core.post_daily_now(GROUP, topic="deck:week")
-    _, wrong, _ = await right_and_wrong(core, buttons(port))
+    right, wrong, question_id = await right_and_wrong(core, buttons(port))
     await click(core, BO, GROUP, buttons(port)[wrong])  # a miss: a review card for Bo
     await remove(core)  # the post is still open: the deck is kept for it
-    clock.advance(11 * 3600)
+    await click(core, CY, GROUP, buttons(port)[right])  # an answer after the removal: this worker holds it again
+    assert core.library.get(question_id) is not None
+    clock.advance(25 * 3600)
+    bo = await core.db.fetch_one("SELECT id FROM users WHERE platform_user_id = 'u2'")
+    assert await due_questions(core.db, int(bo[0]), clock.now()) == [question_id], "the card itself is due"
     review = await core.review(BO, BO_DM)
     assert review.asked_id is None, "a removed deck's card is not asked while its post is open"
     clock.advance(3 * 86400)
