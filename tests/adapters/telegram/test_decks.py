@@ -6,6 +6,7 @@ one line (a broken file's problems by line, an oversize file before any download
 from __future__ import annotations
 
 import itertools
+import re
 import time
 
 import pytest
@@ -362,3 +363,23 @@ async def test_the_open_daily_question_of_a_removed_deck_is_still_revealed(group
     assert question.markup is None and "Adam scales by a running RMS." in revealed, revealed
     assert "2 answered, 100% right" in revealed and "Bob" in revealed and "Carol" in revealed, revealed
     assert await group_bot.count("decks") == 0, "deleted once revealed"
+
+
+async def test_a_private_interview_on_a_removed_deck_ends_with_a_line_and_the_report(group_bot: Harness,
+                                                                                     api: FakeBotApi) -> None:
+    await upload(group_bot, ALICE, "week-1", "optimisers.gift", FILES["gift"].data)
+    await group_bot.command(ALICE, private(ALICE), "/interview deck:week-1 3")
+    question = api.last(ALICE["id"])
+    assert question.data, shown(question)
+    await group_bot.click(ALICE, question, question.data[0])
+    second = api.last(ALICE["id"])
+    assert second is not question and second.data, "the second question"
+    await group_bot.command(ALICE, GROUP, "/deck remove week-1")
+    confirm = api.last(GROUP_ID)
+    await group_bot.click(ALICE, confirm, confirm.data[0])
+    assert "finish normally" in shown(confirm), shown(confirm)
+    await group_bot.click(ALICE, second, second.data[0])
+    assert not group_bot.popups()[-1][1], "the answer counts: no refusal alert"
+    report = shown(api.last(ALICE["id"]))
+    assert "The group removed this deck, so the interview ends here." in report, report
+    assert re.search(r"Score: [0-2]/2 ", report), "the report of the two answers"
