@@ -256,8 +256,11 @@ class Core(DeckDoors, ForgetDoors):
         if token.startswith(REMOVE_PREFIX):
             return await self.decks.remove_click(await self.caller(user, chat), token)
         parsed = parse_answer_token(token)
+        known = self.daily.open_posts.get(parsed.asked_id, self.clock.now()) if parsed else None
         if parsed is None:
             caller, (asked, posted) = await self.caller(user, chat), (None, None)
+        elif known is not None:  # a sent daily post, remembered since an earlier click (bot/daily/open_posts.py)
+            caller, asked, posted = await self.caller(user, chat), known.asked, known.message_ref
         else:  # side by side: with the database a network away each read is a round trip on the click's path
             caller, (asked, posted) = await asyncio.gather(self.caller(user, chat),
                                                            records.get_asked_and_ref(self.db, parsed.asked_id))
@@ -275,7 +278,7 @@ class Core(DeckDoors, ForgetDoors):
                     count_answer(user.platform, "interview")
                 return reply
             try:
-                answer = await self.daily.answer(caller, asked, parsed.letter)
+                answer = await self.daily.answer(caller, asked, parsed.letter, posted)
             except AnswerRefused as refused:
                 if refused.reason != "unknown":
                     raise

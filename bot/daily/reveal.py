@@ -15,6 +15,7 @@ from bot.daily.broadcast import broadcast
 from bot.lanes import lane
 from bot.caller import chat_language
 from bot.daily.chats import chat_forbidden, chat_gone
+from bot.daily.open_posts import OpenPosts
 from bot.daily.view import reveal_message
 from bot.decks.library import ready_ids
 from bot.asking.delivery import Delivery
@@ -32,8 +33,10 @@ log = logging.getLogger(__name__)
 class Reveals:
     """The reveals of every platform whose adapter registered its port (the ports dict is shared, live)."""
 
-    def __init__(self, db: Database, bank: Bank, clock: Clock, ports: dict[str, DeliveryPort]) -> None:
+    def __init__(self, db: Database, bank: Bank, clock: Clock, ports: dict[str, DeliveryPort],
+                 open_posts: OpenPosts | None = None) -> None:
         self.db, self.bank, self.clock, self.ports = db, bank, clock, ports
+        self.open_posts = open_posts if open_posts is not None else OpenPosts()  # the clicks' memory of sent posts
 
     async def due(self) -> int:
         """Every reveal that is due, as one paced broadcast (a thousand posts at 09:00 reveal together)."""
@@ -66,6 +69,7 @@ class Reveals:
             return False  # its adapter is not running yet: reveal when it is, rather than unseen
         async with self.db.transaction() as connection:
             await records.close_asked(connection, post.asked_id, self.clock.now())
+        self.open_posts.forget(post.asked_id)  # its clicks are refused at once from here on
         asked = await records.get_asked(self.db, post.asked_id)
         await ready_ids(self.bank, [asked.question_id] if asked else [])  # a deck's question: its deck, if still there
         question = self.bank.get(asked.question_id) if asked else None

@@ -21,6 +21,7 @@ from bot.caller import Caller, chat_language
 from bot.daily.answer import DailyAnswer
 from bot.daily.chats import chat_allowed, chat_forbidden, chat_gone
 from bot.asking.poll import quiz_poll
+from bot.daily.open_posts import OpenPosts
 from bot.daily.reveal import Reveals
 from bot.daily.votes import PollVotes
 from bot.daily.view import daily_question_message, subscription_message
@@ -77,7 +78,8 @@ class DailyService:
         self.answers = AnswerWriter(db, retention)  # bursts of members' answers share transactions
         self.poll_fit = PollFit()
         self.votes = PollVotes(db, bank, clock, self.answer)
-        self.reveals = Reveals(db, bank, clock, self.ports)
+        self.open_posts = OpenPosts()  # what a click on a sent post needs, read once per post
+        self.reveals = Reveals(db, bank, clock, self.ports, self.open_posts)
 
     async def subscribe(self, caller: Caller, post_time: str, timezone: str = "UTC", topic: str | None = None,
                         difficulty: int | None = None, weekdays: tuple[int, ...] | None = None,
@@ -295,14 +297,17 @@ class DailyService:
             return "sent", None
         return "failed", "chat moved more than once"
 
-    async def answer(self, caller: Caller, asked: AskedQuestion, letter: str) -> DailyAnswer:
+    async def answer(self, caller: Caller, asked: AskedQuestion, letter: str,
+                     message_ref: str | None = None) -> DailyAnswer:
         """Record a member's first answer to an open daily question; AnswerRefused otherwise.
 
         It counts only in the chat the question was posted to: a click carried into another chat
-        (a forged button, a forwarded message) is refused."""
+        (a forged button, a forwarded message) is refused. Given where the question was posted
+        (`message_ref`), a sent post is remembered for the clicks that follow (bot/daily/open_posts.py)."""
         if asked.interview_id is not None:
             raise AnswerRefused("unknown")
-        post = await posts.post_of_asked(self.db, asked.id)
+        known = self.open_posts.get(asked.id, self.clock.now())
+        post = known.post if known is not None else await posts.post_of_asked(self.db, asked.id)
         record = caller.chat
         await ready_ids(self.bank, [asked.question_id])
         question = self.bank.get(asked.question_id)
@@ -316,6 +321,8 @@ class DailyService:
         now = self.clock.now()
         if not self._open(post, now) or asked.closed_at is not None:
             raise AnswerRefused("closed")
+        if known is None:
+            self.open_posts.remember(asked, message_ref, post, now)
         person = caller.user
         assert person is not None, "an answer has a person"
         correct = option_index == question.correct_index
