@@ -173,6 +173,10 @@ async def delete_deck(db: Database, deck_id: int, version: int | None, now: floa
     is live; otherwise it is marked removed (version + 1, so every worker's cache sees it) and `sweep`
     deletes it once its last live question closes."""
     async with db.transaction() as connection:
+        found = await connection.fetch_one("SELECT chat_id FROM decks WHERE id = ?", (deck_id,))
+        if found is None:
+            return None
+        await connection.lock("chat", [int(found[0])])  # after a replace or a sweep of this chat, never beside one
         row = await connection.fetch_one(f"SELECT {_COLUMNS} FROM decks WHERE id = ? AND {_LIVE}", (deck_id,))
         if row is None or (version is not None and int(row[3]) != version):
             return None
@@ -197,11 +201,15 @@ async def sweep(db: Database, deck_id: int, now: float, retired: str | None, ver
     keeps `retired` (the dropped questions still live, read at `version`; None clears them). Checked again
     under the chat's lock, so a question asked or a replace made meanwhile keeps what it needs."""
     async with db.transaction() as connection:
-        row = await connection.fetch_one("SELECT chat_id, removed_at FROM decks WHERE id = ?", (deck_id,))
+        row = await connection.fetch_one("SELECT chat_id FROM decks WHERE id = ?", (deck_id,))
         if row is None:
             return False
         await connection.lock("chat", [int(row[0])])
-        if row[1] is not None:
+        # read again under the lock: an upload of its name may have taken the removed deck up meanwhile
+        row = await connection.fetch_one("SELECT removed_at FROM decks WHERE id = ?", (deck_id,))
+        if row is None:
+            return False
+        if row[0] is not None:
             if not await live_question_ids(connection, deck_id, now):
                 await _delete(connection, [deck_id])
                 return True

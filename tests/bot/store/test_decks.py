@@ -12,10 +12,11 @@ from bot.bank.loader import Bank
 from bot.decks.codec import encode
 from bot.decks.library import Library
 from bot.decks.parse import parse_deck
-from bot.domain import ChatRef, UserRef
+from bot.domain import ChatRef, InterviewFilters, UserRef
 from bot.store import Database
 from bot.store import decks as store
-from bot.store.daily import get_subscription, save_subscription
+from bot.store.daily import create_post, get_subscription, save_subscription
+from bot.store.interviews import ask, create_interview, finish_interview
 from bot.store.forget import forget_user
 from bot.store.people import ensure_chat, ensure_user, find_chat, move_chat
 from tests.bot.decks.files import CSV, GIFT
@@ -149,3 +150,39 @@ async def test_one_new_name_uploaded_by_several_workers_at_once_is_one_deck(db_p
     finally:
         for worker in workers:
             await worker.close()
+
+
+async def test_a_removal_keeps_the_row_only_while_a_question_of_it_is_live(db: Database) -> None:
+    chat, person = await group(db), (await ensure_user(db, UserRef("test", "u1", "Ana"), 0.0)).id
+    deck, _ = await store.save_deck(db, chat, "week", QUESTIONS, 3, None, "", 0.0, 20)
+    day = 86400.0
+    old = await create_post(db, chat, f"deck.{deck.id}.a", (0, 1), "manual", "d0", 9 * day, 0.0)
+    interview = await create_interview(db, person, chat, InterviewFilters(), [f"deck.{deck.id}.b"], "en", 9 * day)
+    await ask(db, f"deck.{deck.id}.b", chat, interview, 0, (0, 1), 9 * day, None)
+    now = 9 * day + 10
+    assert old is not None and await store.live_question_ids(db, deck.id, now) == {f"deck.{deck.id}.b"}, \
+        "a post asked more than 8 days ago is not live any more"
+    removed = await store.delete_deck(db, deck.id, None, now)
+    assert removed is not None and await store.list_decks(db, chat) == [] and await store.get_deck(db, chat, "week") is None
+    kept = await store.deck_by_id(db, deck.id)
+    assert kept is not None and kept.removed_at == now and kept.version == 2, "marked, its version moved"
+    assert await store.delete_deck(db, deck.id, None, now) is None, "removed once"
+    assert not await store.sweep(db, deck.id, now, None, kept.version), "the interview's question is open"
+    async with db.transaction() as connection:
+        await finish_interview(connection, interview, "stopped", now)
+    assert await store.live_question_ids(db, deck.id, now) == set(), "a stopped interview's question is not live"
+    assert await store.sweep(db, deck.id, now, None, kept.version) and await store.deck_by_id(db, deck.id) is None
+
+
+async def test_the_sweep_leaves_a_removed_name_uploaded_again(db: Database) -> None:
+    chat = await group(db)
+    deck, _ = await store.save_deck(db, chat, "week", QUESTIONS, 3, None, "", 0.0, 20)
+    await create_post(db, chat, f"deck.{deck.id}.a", (0, 1), "manual", "d0", 100.0, 1.0)
+    await store.delete_deck(db, deck.id, None, 2.0)
+    [kept] = await store.kept_for_live(db)
+    again, replaced = await store.save_deck(db, chat, "week", OTHER_QUESTIONS, 3, None, "", 3.0, 20,
+                                            retire=lambda live: "[]" if f"deck.{deck.id}.a" in live else None)
+    assert again.id == deck.id and not replaced and again.removed_at is None, "taken up again, as a new deck"
+    assert not await store.sweep(db, deck.id, 4.0, None, kept.version), "an upload since: not deleted"
+    assert (await store.deck_questions(db, deck.id)).retired == "[]", "its live question kept"
+    assert [row.name for row in await store.list_decks(db, chat)] == ["week"]
