@@ -263,12 +263,12 @@ class DeckService:
             retired = None
             if deck.removed_at is None:
                 stored = await store.deck_questions(self.db, deck.id)
+                held = decode(deck.id, deck.name, stored.retired or "[]") if stored else []
                 live = await store.live_question_ids(self.db, deck.id, now)
-                still = [question for question in decode(deck.id, deck.name, stored.retired or "[]")
-                         if question.id in live] if stored else []
+                still = [question for question in held if question.id in live]
+                if len(still) == len(held) and held:
+                    continue  # every one still being asked: nothing to write
                 retired = encode(still) if still else None
-                if stored is not None and retired == stored.retired:
-                    continue
             if await store.sweep(self.db, deck.id, now, retired, deck.version):
                 self.library.drop(deck.id)
                 log.info("chat %d: removed deck %s (%d) deleted, its last live question closed", deck.chat_id,
