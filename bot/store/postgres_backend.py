@@ -26,7 +26,7 @@ from asyncpg import exceptions as pg
 
 from bot.store.backend import POSTGRESQL, Database, Row, StoreError, Transaction
 from bot.store.migrations import LATEST, SchemaTooNew, script, statements
-from bot.store.postgres_transaction import LOST, PostgresTransaction, numbered, violation
+from bot.store.postgres_transaction import LOST, PostgresTransaction, violation, with_arrays
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -188,12 +188,12 @@ class PostgresDatabase(Database):
 
     async def fetch_all(self, sql: str, parameters: Iterable[Any] = ()) -> list[Row]:
         """A read on any pooled connection; one more try when the connection was lost to a restart."""
-        parameters = tuple(parameters)
+        text, values = with_arrays(sql, tuple(parameters))
         try:
-            return await self.pool.fetch(numbered(sql), *parameters)
+            return await self.pool.fetch(text, *values)
         except LOST:
             log.warning("store %s: a read met a lost connection; trying again", self.path)
-            return await self.pool.fetch(numbered(sql), *parameters)
+            return await self.pool.fetch(text, *values)
 
     async def upsert_row(self, upsert: str, parameters: Sequence[Any], read: str, key: Sequence[Any]) -> Row | None:
         """The upsert with RETURNING *, outside any transaction: one statement is a transaction of its own,

@@ -18,6 +18,7 @@ import functools
 import hashlib
 import logging
 import math
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -59,6 +60,56 @@ def _pieces(sql: str) -> tuple[str | int, ...]:
         text.append(char)
     out.append("".join(text))
     return tuple(out)
+
+
+_LIST_OPENS = re.compile(r"\b(NOT\s+)?IN\s*\(\s*$", re.IGNORECASE)  # text before a list's first `?`
+_LIST_GOES_ON = re.compile(r"\s*,\s*")
+_LIST_CLOSES = re.compile(r"\s*\)")
+
+
+@functools.lru_cache(maxsize=4096)
+def _array_plan(sql: str) -> tuple[str, tuple[int, ...]]:
+    """The statement in `$n` form with each `IN (?, ?, ...)` list written as one array parameter (`= ANY($n)`,
+    `<> ALL($n)` for NOT IN), and for each new parameter how many given ones it takes (0: one, as it is)."""
+    pieces = _pieces(sql)
+    texts, count = list(pieces[0::2]), len(pieces) // 2
+    out: list[str] = []
+    sizes: list[int] = []
+    current, index = texts[0], 0
+    while index < count:
+        opening = _LIST_OPENS.search(current)
+        last = index
+        while last + 1 < count and _LIST_GOES_ON.fullmatch(texts[last + 1]):
+            last += 1
+        if opening and _LIST_CLOSES.match(texts[last + 1]):
+            out.append(current[:opening.start()] + ("<> ALL(" if opening.group(1) else "= ANY(") + f"${len(sizes) + 1}")
+            sizes.append(last - index + 1)
+            current, index = texts[last + 1], last + 1
+            continue
+        out.append(f"{current}${len(sizes) + 1}")
+        sizes.append(0)
+        current, index = texts[index + 1], index + 1
+    out.append(current)
+    return "".join(out), tuple(sizes)
+
+
+def with_arrays(sql: str, parameters: Sequence[Any]) -> tuple[str, Sequence[Any]]:
+    """The statement and its parameters with every `IN (?, ...)` list as one array: one text whatever the
+    list's length, so the statement asyncpg prepared on a connection serves every batch size (each new
+    text costs a round trip to prepare, on each pooled connection)."""
+    text, sizes = _array_plan(sql)
+    if not any(sizes):
+        return text, parameters
+    out: list[Any] = []
+    position = 0
+    for size in sizes:
+        if size:
+            out.append(list(parameters[position:position + size]))
+            position += size
+        else:
+            out.append(parameters[position])
+            position += 1
+    return text, out
 
 
 def literal(value: Any) -> str | None:
@@ -161,8 +212,9 @@ class PostgresTransaction(Transaction):
 
     async def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Result:
         await self._send_waiting()
+        text, parameters = with_arrays(sql, parameters)
         try:
-            return Result(_changed(await self.connection.execute(numbered(sql), *parameters)))
+            return Result(_changed(await self.connection.execute(text, *parameters)))
         except pg.IntegrityConstraintViolationError as error:
             raise violation(error) from error
 
@@ -185,8 +237,9 @@ class PostgresTransaction(Transaction):
 
     async def fetch_all(self, sql: str, parameters: Sequence[Any] = ()) -> list[Row]:
         await self._send_waiting()
+        text, parameters = with_arrays(sql, parameters)
         try:
-            return await self.connection.fetch(numbered(sql), *parameters)
+            return await self.connection.fetch(text, *parameters)
         except pg.IntegrityConstraintViolationError as error:
             raise violation(error) from error
 

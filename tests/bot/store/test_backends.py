@@ -15,7 +15,8 @@ from bot.store import Database, StoreError
 from bot.store.database import Target, parse_target
 from bot.store.migrations import LATEST, SchemaTooNew
 from bot.store.people import ensure_chat, ensure_user, find_user
-from bot.store.postgres_backend import ddl, numbered, redacted
+from bot.store.postgres_backend import ddl, redacted
+from bot.store.postgres_transaction import numbered
 from tests.postgres import free_port
 
 REPO = Path(__file__).parents[3]

@@ -14,7 +14,7 @@ import pytest
 from benchmarks.pg_proxy import ProxyProcess
 from bot.store import Database
 from bot.store.backend import IntegrityViolation
-from bot.store.postgres_transaction import inlined, literal
+from bot.store.postgres_transaction import inlined, literal, with_arrays
 
 TRICKY_FLOATS = [0.1, 1 / 3, -2.5e-308, 5e-324, 1.7976931348623157e308, 123456789.12345679, -0.0, math.pi,
                  float("inf"), float("-inf")]
@@ -31,6 +31,17 @@ def test_placeholders_in_quotes_stay_and_a_missing_parameter_leaves_the_statemen
     assert inlined("SELECT '?', ? WHERE x = ?", (1, "a")) == "SELECT '?', 1 WHERE x = 'a'"
     assert inlined("SELECT ?, ?", (1,)) is None
     assert inlined("SELECT ?", (object(),)) is None
+
+
+@pytest.mark.parametrize("sql, parameters, expected", [
+    ("SELECT * FROM t WHERE a IN (?,?,?) AND b = ? AND c NOT IN (?)", (1, 2, 3, "x", 4),
+     ("SELECT * FROM t WHERE a = ANY($1) AND b = $2 AND c <> ALL($3)", [[1, 2, 3], "x", [4]])),
+    ("SELECT 'IN (?)', ? FROM t WHERE id in ( ?, ? )", (1, 2, 3), ("SELECT 'IN (?)', $1 FROM t WHERE id = ANY($2 )", [1, [2, 3]])),
+    ("SELECT ? WHERE (a, b) IN ((?, ?)) AND c IN (?, 3)", (1, 2, 3, 4),
+     ("SELECT $1 WHERE (a, b) IN (($2, $3)) AND c IN ($4, 3)", (1, 2, 3, 4))),
+])
+def test_an_in_list_becomes_one_array_parameter(sql, parameters, expected) -> None:
+    assert with_arrays(sql, parameters) == expected
 
 
 async def _db(url: str) -> Database:
@@ -124,5 +135,23 @@ async def test_begin_locks_and_rows_cost_no_round_trips_of_their_own(postgres_se
             # BEGIN and the locks, the read, the second lock with the rows and COMMIT: 3 (sent one by one, 7)
             assert flights <= 3, f"{flights} messages to the server"
             assert len(await db.fetch_all("SELECT * FROM held")) == 3
+        finally:
+            await db.close()
+
+
+async def test_a_list_of_another_length_needs_no_statement_of_its_own(postgres_server, postgres_url) -> None:
+    async with ProxyProcess(postgres_server.port) as proxy:
+        db = await Database.open(postgres_url.replace(f":{postgres_server.port}/", f":{proxy.port}/"))
+        try:
+            await (await _db(postgres_url)).close()
+            async with db.transaction() as connection:
+                await connection.executemany("INSERT INTO held (id, n) VALUES (?, ?)", [(i, i) for i in range(9)])
+            async with db.transaction() as connection:  # one connection: its statements prepared once
+                query = "SELECT id FROM held WHERE id IN ({}) AND n NOT IN ({}) ORDER BY id"
+                await connection.fetch_all(query.format("?, ?", "?"), (1, 2, 3))
+                before = (await proxy.chunks())["to_server"]
+                rows = await connection.fetch_all(query.format("?, ?, ?, ?", "?, ?"), (1, 2, 3, 4, 3, 9))
+                assert [row[0] for row in rows] == [1, 2, 4]
+                assert (await proxy.chunks())["to_server"] - before == 1, "one round trip, nothing new to prepare"
         finally:
             await db.close()
