@@ -43,7 +43,7 @@ from bot.domain import RecordedAnswer
 from bot.store.database import Database
 from bot.learner.items import Item
 from bot.store.answer_batch import AnswerWriter, _Pending
-from bot.store.sqlite_backend import _run_each_to_the_end, _run_to_the_end
+from bot.store.sqlite_calls import _run_each_to_the_end, _run_to_the_end
 from bot.store.backend import SQLITE, Transaction
 from bot.store.interviews import insert_answer
 
@@ -131,16 +131,16 @@ async def _store_writer(database: Database, user_id: int, count: int) -> None:
 
 
 def count_shared_commits(database: Any, sizes: list[int]) -> None:
-    """Keep how many transactions each of the store's shared calls carried (one COMMIT each)."""
-    connection = database.connection
-    execute = connection._execute
+    """Keep how many transactions each of the store's shared calls carried (one COMMIT each), at the seam
+    where the store runs each one-call transaction (on the event loop's connection or in aiosqlite's thread)."""
+    run = database._run
 
-    async def counted(function: Any, *args: Any, **kwargs: Any) -> Any:
-        if function is _run_each_to_the_end:
-            sizes.append(len(args[1]))
-        return await execute(function, *args, **kwargs)
+    async def counted(work: Any, argument: Any) -> Any:
+        if work is _run_each_to_the_end:
+            sizes.append(len(argument))
+        return await run(work, argument)
 
-    connection._execute = counted
+    database._run = counted
 
 
 async def store_round(path: Path, writers: int, per_writer: int, sizes: list[int] | None = None) -> float:

@@ -2,7 +2,11 @@
 
 Writes go through `transaction()`, which holds an asyncio lock so that two coroutines never interleave
 statements inside one BEGIN IMMEDIATE ... COMMIT. Each statement is one hand-off to aiosqlite's thread,
-exactly as before the backend seam: the wrapper adds a function call, not a round trip.
+exactly as before the backend seam: the wrapper adds a function call, not a round trip. A transaction
+whose body awaits nothing but its own statements (`in_one_call`, `in_shared_call`: answer batches,
+interview answers, new members) runs whole, under the same lock, on a third connection owned by the
+event loop's thread (bot/store/sqlite_writer.py), within a CPU-time budget; what cannot run there goes
+to aiosqlite's thread as one hand-off, as before.
 
 Reads outside a transaction are mostly lookups by key (who clicked, which question, which post) that
 SQLite answers in a few microseconds, while a hand-off to aiosqlite's thread and back costs 100-200 us
@@ -26,10 +30,11 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.store.backend import (SQLITE, Database, IntegrityViolation, Result, Row, StoreError, StoreGone, Transaction,
-                               UniqueViolation)
+from bot.store.backend import SQLITE, Database, Result, Row, StoreError, StoreGone, Transaction
 from bot.store.migrations import SchemaTooNew, migrate
+from bot.store.sqlite_calls import _run_each_to_the_end, _run_to_the_end, violation
 from bot.store.sqlite_reader import CACHED_STATEMENTS, LoopReader
+from bot.store.sqlite_writer import LoopWriter, NotHere
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -50,11 +55,6 @@ def _explain(path: Path, error: Exception) -> StoreError:
     if "unable to open" in text or isinstance(error, OSError):
         return StoreError(f"cannot open the store {path}: {getattr(error, 'strerror', None) or error}")
     return StoreError(f"{path}: {error}")
-
-
-def _violation(error: sqlite3.IntegrityError) -> IntegrityViolation:
-    kind = UniqueViolation if "UNIQUE" in str(error) else IntegrityViolation
-    return kind(str(error))
 
 
 async def _thread_ended(opening: aiosqlite.Connection | None) -> None:
@@ -89,113 +89,20 @@ class SQLiteTransaction(Transaction):
         try:
             cursor = await self.connection.execute(sql, tuple(parameters))
         except sqlite3.IntegrityError as error:
-            raise _violation(error) from error
+            raise violation(error) from error
         return Result(cursor.rowcount)
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         try:
             await self.connection.executemany(sql, [tuple(row) for row in rows])
         except sqlite3.IntegrityError as error:
-            raise _violation(error) from error
+            raise violation(error) from error
 
     async def fetch_all(self, sql: str, parameters: Sequence[Any] = ()) -> list[Row]:
         try:  # one hand-off, where execute + fetchall + close would take three
             return list(await self.connection.execute_fetchall(sql, tuple(parameters)))
         except sqlite3.IntegrityError as error:  # an INSERT ... RETURNING comes this way
-            raise _violation(error) from error
-
-
-class ThreadTransaction(Transaction):
-    """The same statements run directly on the sqlite3 connection, for a body running in aiosqlite's own
-    thread (`SQLiteDatabase.in_one_call`): its coroutine methods never suspend, so the body's coroutine
-    runs to its end in one go there."""
-
-    dialect = SQLITE
-
-    def __init__(self, connection: sqlite3.Connection) -> None:
-        self.connection = connection
-
-    async def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Result:
-        try:
-            return Result(self.connection.execute(sql, tuple(parameters)).rowcount)
-        except sqlite3.IntegrityError as error:
-            raise _violation(error) from error
-
-    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        try:
-            self.connection.executemany(sql, [tuple(row) for row in rows])
-        except sqlite3.IntegrityError as error:
-            raise _violation(error) from error
-
-    async def fetch_all(self, sql: str, parameters: Sequence[Any] = ()) -> list[Row]:
-        try:
-            return self.connection.execute(sql, tuple(parameters)).fetchall()
-        except sqlite3.IntegrityError as error:
-            raise _violation(error) from error
-
-
-def _drive(transaction: Transaction, body: Callable[[Transaction], Awaitable[T]]) -> T:
-    """The body's coroutine driven to its end in one go: its statements never suspend."""
-    coroutine = body(transaction)
-    try:
-        coroutine.send(None)  # type: ignore[attr-defined]
-    except StopIteration as finished:
-        return finished.value  # type: ignore[no-any-return]
-    coroutine.close()  # type: ignore[attr-defined]
-    raise RuntimeError("a one-call transaction awaited something other than its own statements")
-
-
-def _run_to_the_end(connection: sqlite3.Connection, body: Callable[[Transaction], Awaitable[T]]) -> T:
-    """In aiosqlite's thread: BEGIN IMMEDIATE, the body, COMMIT (ROLLBACK on any error)."""
-    connection.execute("BEGIN IMMEDIATE")
-    try:
-        result = _drive(ThreadTransaction(connection), body)
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
-    connection.execute("COMMIT")
-    return result
-
-
-Outcome = tuple[bool, Any]  # (True, the body's result) or (False, the exception it raised)
-
-
-def _run_each_to_the_end(connection: sqlite3.Connection,
-                         bodies: list[Callable[[Transaction], Awaitable[Any]]]) -> list[Outcome]:
-    """In aiosqlite's thread: BEGIN IMMEDIATE, the bodies, one COMMIT for all (ROLLBACK of all if anything
-    but a body fails). First all of them in one SAVEPOINT: mostly none fails, and a SAVEPOINT and its
-    RELEASE per body were two statements more per answer than the answer's own INSERT. If one fails,
-    that SAVEPOINT is rolled back and the bodies run again one by one, each in a SAVEPOINT of its own (an
-    error then undoes that body's statements alone, as if it ran alone); running a body again after its
-    rollback is what `Database.in_one_call` allows (PostgreSQL reruns one given up to a deadlock)."""
-    transaction = ThreadTransaction(connection)
-    connection.execute("BEGIN IMMEDIATE")
-    try:
-        connection.execute("SAVEPOINT shared_calls")
-        try:
-            outcomes: list[Outcome] = [(True, _drive(transaction, body)) for body in bodies]
-        except Exception:
-            connection.execute("ROLLBACK TO shared_calls")
-            outcomes = [_run_alone(connection, transaction, body) for body in bodies]
-        connection.execute("RELEASE shared_calls")
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
-    connection.execute("COMMIT")
-    return outcomes
-
-
-def _run_alone(connection: sqlite3.Connection, transaction: Transaction,
-               body: Callable[[Transaction], Awaitable[Any]]) -> Outcome:
-    """One body of a shared call in a SAVEPOINT of its own: its error undoes its own statements only."""
-    connection.execute("SAVEPOINT shared_call")
-    try:
-        outcome: Outcome = (True, _drive(transaction, body))
-    except Exception as error:
-        connection.execute("ROLLBACK TO shared_call")
-        outcome = (False, error)
-    connection.execute("RELEASE shared_call")
-    return outcome
+            raise violation(error) from error
 
 
 class SQLiteDatabase(Database):
@@ -216,6 +123,8 @@ class SQLiteDatabase(Database):
         self._reading_here = self._identity is not None  # not for :memory: (a second connection is another database)
         self._open_transactions = 0  # transaction() blocks open: reads then see them, on the one connection
         self._slow: set[str] = set()  # reads found over budget here (SLOW_REMEMBERED at most)
+        self._writer: LoopWriter | None = None  # opened at the first one-call transaction
+        self._writing_here = self._reading_here
 
     def _file_identity(self) -> tuple[int, int] | None:
         if str(self.path) == ":memory:":
@@ -270,7 +179,10 @@ class SQLiteDatabase(Database):
     async def close(self) -> None:
         if self._sharing is not None and not self._sharing.done():
             await asyncio.wait([self._sharing])  # the shared calls already accepted are written first
-        self._reading_here = False
+        self._reading_here = self._writing_here = False
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
         if self._reader is not None:
             self._reader.close()
             self._reader = None
@@ -293,19 +205,59 @@ class SQLiteDatabase(Database):
             await self.connection.commit()
 
     async def in_one_call(self, body: Callable[[Transaction], Awaitable[T]]) -> T:
-        """The whole transaction as one hand-off to aiosqlite's thread, where each statement used to be
-        one (a daily answer batch took about ten; each costs more than the SQL it carries). aiosqlite has
-        no public call for it: `_execute` is the one its own methods use, and without it the body runs
-        statement by statement."""
+        """The whole transaction in one go, where each statement used to be one hand-off to aiosqlite's
+        thread (a daily answer batch took about ten; each costs more than the SQL it carries): on the event
+        loop's own write connection, else as one hand-off (`_run`). aiosqlite has no public call for a
+        hand-off: `_execute` is the one its own methods use, and without it the body runs statement by
+        statement."""
         if not hasattr(self.connection, "_execute"):
             return await super().in_one_call(body)
         async with self._write_lock:
             self._check_present()
-            return await self.connection._execute(_run_to_the_end, self.connection._conn, body)
+            return await self._run(_run_to_the_end, body)  # type: ignore[no-any-return]
+
+    async def _run(self, work: Callable[..., T], argument: Any) -> T:
+        """A one-call transaction (bot/store/sqlite_calls.py), under the write lock: right here on the
+        event loop's write connection when it can run there (bot/store/sqlite_writer.py), else in
+        aiosqlite's thread as one hand-off."""
+        if self._writing_here:
+            try:
+                writer = self._writer or self._first_writer()
+                result = writer.run(work, argument)
+            except (NotHere, sqlite3.Error):
+                pass
+            else:
+                if writer.checkpoint_due():
+                    await self._checkpoint()
+                return result
+        return await self.connection._execute(work, self.connection._conn, argument)
+
+    def _first_writer(self) -> LoopWriter:
+        """The loop's write connection, opened on the file this store opened (one replaced since is not
+        written through it)."""
+        try:
+            writer = LoopWriter(self.path)
+        except sqlite3.Error:
+            self._writing_here = False
+            raise
+        if self._file_identity() != self._identity:
+            writer.close()
+            self._writing_here = False
+            raise NotHere("the store file changed: writes stay on aiosqlite's thread")
+        self._writer = writer
+        return writer
+
+    async def _checkpoint(self) -> None:
+        """The WAL copied back into the database file, in aiosqlite's thread (the loop's own commits do not
+        checkpoint: it syncs the file); passive, so readers and the next writer are not held up."""
+        try:
+            await self.connection.execute_fetchall("PRAGMA wal_checkpoint(PASSIVE)")  # read to its end: done
+        except sqlite3.Error as error:  # what was committed stands; the next checkpoint tries again
+            log.warning("store %s: checkpoint failed: %s", self.path, error)
 
     async def in_shared_call(self, body: Callable[[Transaction], Awaitable[T]]) -> T:
         """`in_one_call` for bodies that may share one COMMIT: the bodies that arrive while a call is running
-        go together in the next one (one hand-off, one COMMIT), each in a SAVEPOINT of its own, run one
+        go together in the next one (one transaction, one COMMIT), each standing or falling alone, run one
         after another as separate transactions would be. Concurrent interview answers are many small
         transactions; each used to pay its own hand-off and COMMIT."""
         if not hasattr(self.connection, "_execute"):
@@ -322,8 +274,7 @@ class SQLiteDatabase(Database):
             try:
                 async with self._write_lock:
                     self._check_present()
-                    outcomes = await self.connection._execute(_run_each_to_the_end, self.connection._conn,
-                                                              [body for body, _ in calls])
+                    outcomes = await self._run(_run_each_to_the_end, [body for body, _ in calls])
             except BaseException as error:  # BEGIN or COMMIT failed, or the store is gone: nothing was written
                 for _, future in calls:
                     if not future.done():

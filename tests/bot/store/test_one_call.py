@@ -54,14 +54,14 @@ async def test_concurrent_bodies_share_calls_and_each_stands_or_falls_alone(db) 
     nothing of its own and its caller hears why, and (on SQLite) they went in fewer calls than bodies."""
     calls = 0
     if db.dialect.name == "sqlite":
-        execute = db.connection._execute
+        run = db._run  # each one-call transaction, on the event loop's connection or in aiosqlite's thread
 
-        async def counted(function, *args, **kwargs):
+        async def counted(work, argument):
             nonlocal calls
             calls += 1
-            return await execute(function, *args, **kwargs)
+            return await run(work, argument)
 
-        db.connection._execute = counted
+        db._run = counted
 
     def body_for(person: int):
         async def body(transaction: Transaction) -> str:

@@ -1,0 +1,102 @@
+"""The event loop's own write connection beside aiosqlite's (see bot/store/sqlite_backend.py): a one-call
+transaction (an answer batch, a group of shared calls) run right on the loop's thread, within a CPU-time
+budget, so that it costs no hand-off to aiosqlite's thread and back.
+
+Why: a hand-off wakes a second thread and passes the GIL twice; on a loaded machine each wake-up also
+waits for the scheduler to give that thread a core, and a batch of answers spent more time between the
+two threads than in SQLite (measured in docs/benchmarks.md). A transaction that cannot run here leaves
+nothing behind and runs in aiosqlite's thread as before: the file busy (another process writing; this
+connection never waits for a lock), the budget spent (SQLite asks every BUDGET_CHECK_STEPS steps), or any
+SQLite error (the thread then meets it, or not, and reports it as it always did).
+
+The WAL is not checkpointed by this connection's commits (that writes and syncs the database file, which
+would hold the event loop): every CHECKPOINT_EVERY commits the store asks for a passive checkpoint in
+aiosqlite's thread, and waits for it before the next write, as a commit that checkpoints would.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from bot.store.sqlite_reader import CACHED_STATEMENTS
+
+T = TypeVar("T")
+WRITE_BUDGET_S = 0.01  # CPU time a transaction may take on the event loop's thread (a batch of 8 answers: ~1 ms)
+BUDGET_CHECK_STEPS = 50_000  # SQLite VM steps between two looks at the CPU clock (~0.5-1 ms of SQL; at every
+# 1,000, as a read checks, the look itself took a sixth of an answer batch's time)
+COOL_DOWN = 32  # transactions sent straight to aiosqlite's thread after one that went over the budget
+CHECKPOINT_EVERY = 100  # commits here between two checkpoints (SQLite's own: every 1,000 pages of WAL)
+PRAGMAS = ("PRAGMA busy_timeout = 0", "PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL",
+           "PRAGMA wal_autocheckpoint = 0")
+
+
+class NotHere(Exception):
+    """The transaction could not run on the event loop's thread; nothing of it was kept."""
+
+
+class LoopWriter:
+    """A write connection owned by the event loop's thread; `run` gives a one-call transaction's result
+    (or the body's own exception), or raises NotHere after rolling back whatever it began."""
+
+    def __init__(self, path: Path) -> None:
+        self.started: float | None = None  # this thread's CPU clock when SQLite first asked in this transaction
+        self.interrupted = False
+        self.commits = 0  # since the last checkpoint
+        self.cooling = 0  # transactions still to send to the thread after one over the budget
+        self.connection = sqlite3.connect(path, isolation_level=None, cached_statements=CACHED_STATEMENTS)
+        try:
+            self.connection.row_factory = sqlite3.Row
+            for pragma in PRAGMAS:
+                self.connection.execute(pragma)
+            self.connection.set_progress_handler(self._over_budget, BUDGET_CHECK_STEPS)
+        except BaseException:
+            self.connection.close()
+            raise
+
+    def _over_budget(self) -> bool:
+        now = time.thread_time()
+        if self.started is None:
+            self.started = now
+        elif now - self.started > WRITE_BUDGET_S:
+            self.interrupted = True
+        return self.interrupted
+
+    def _still_within_budget(self) -> None:
+        """Before COMMIT: a statement interrupted on the way (whatever the body made of it) undoes it all."""
+        if self.interrupted:
+            raise NotHere("over the event loop's budget")
+
+    def run(self, work: Callable[[sqlite3.Connection, Any, Any], T], argument: Any) -> T:
+        """`work(connection, argument, before_commit)` (bot/store/sqlite_calls.py) on this connection."""
+        if self.cooling:
+            self.cooling -= 1
+            raise NotHere("cooling down after a transaction over the budget")
+        self.started, self.interrupted = None, False
+        try:
+            result = work(self.connection, argument, self._still_within_budget)
+        except BaseException as error:
+            if not (self.interrupted or isinstance(error, (sqlite3.Error, NotHere))):
+                raise  # the body's own error, rolled back: what the thread would have given
+            if self.connection.in_transaction:
+                self.connection.rollback()
+            if self.interrupted:
+                self.cooling = COOL_DOWN
+            if isinstance(error, NotHere):
+                raise
+            raise NotHere(str(error)) from error
+        self.commits += 1
+        return result
+
+    def checkpoint_due(self) -> bool:
+        """Whether enough commits went by to ask for a checkpoint (counted again from now)."""
+        if self.commits < CHECKPOINT_EVERY:
+            return False
+        self.commits = 0
+        return True
+
+    def close(self) -> None:
+        self.connection.close()

@@ -1,0 +1,120 @@
+"""One-call transactions on the event loop's own write connection (bot/store/sqlite_writer.py): they commit
+without a hand-off to aiosqlite's thread, and whatever cannot run there (the file busy, the budget spent)
+runs in that thread as before, with nothing of the first try kept."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.store import Database
+from bot.store import sqlite_writer
+from bot.store.backend import Transaction
+
+USER = "INSERT INTO users (platform, platform_user_id, name, created_at) VALUES ('t', ?, 'N', 0)"
+LONG = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) "
+        "SELECT count(*) FROM c")
+
+
+@pytest.fixture
+async def store(tmp_path: Path):
+    db = await Database.open(tmp_path / "writes.sqlite3")
+    yield db
+    await db.close()
+
+
+def hand_offs(db) -> list[str]:
+    """Every call handed to aiosqlite's thread from now on, by function name."""
+    calls: list[str] = []
+    execute = db.connection._execute
+
+    async def counted(function, *args, **kwargs):
+        calls.append(getattr(function, "__name__", "call"))
+        return await execute(function, *args, **kwargs)
+
+    db.connection._execute = counted
+    return calls
+
+
+async def names(db) -> list[str]:
+    return [row[0] for row in await db.fetch_all("SELECT platform_user_id FROM users ORDER BY id")]
+
+
+async def test_a_one_call_transaction_commits_without_a_hand_off(store) -> None:
+    calls = hand_offs(store)
+
+    async def body(transaction: Transaction) -> int:
+        await transaction.execute(USER, ("ada",))
+        return len(await transaction.fetch_all("SELECT id FROM users"))
+
+    assert await store.in_one_call(body) == 1
+    shared = await asyncio.gather(*(store.in_shared_call(lambda t, n=n: t.execute(USER, (f"p{n}",)))
+                                    for n in range(3)))
+    assert [result.rowcount for result in shared] == [1, 1, 1]
+    assert calls == []
+    async with store.transaction() as transaction:  # the thread's connection sees them committed
+        assert len(await transaction.fetch_all("SELECT id FROM users")) == 4
+    assert await names(store) == ["ada", "p0", "p1", "p2"]
+
+
+async def test_a_busy_file_sends_the_transaction_to_the_thread_which_waits_its_turn(store) -> None:
+    other = sqlite3.connect(store.path, isolation_level=None)  # another process, writing
+    other.execute("BEGIN IMMEDIATE")
+    other.execute(USER, ("first",))
+    calls = hand_offs(store)
+    pending = asyncio.ensure_future(store.in_one_call(lambda t: t.execute(USER, ("second",))))
+    await asyncio.sleep(0.05)
+    assert not pending.done() and calls == ["_run_to_the_end"]  # waiting in the thread, the loop free
+    other.execute("COMMIT")
+    other.close()
+    await pending
+    assert await names(store) == ["first", "second"]
+
+
+async def test_a_transaction_over_the_budget_runs_again_in_the_thread_and_is_written_once(store, monkeypatch) -> None:
+    monkeypatch.setattr(sqlite_writer, "WRITE_BUDGET_S", 0.0)
+    monkeypatch.setattr(sqlite_writer, "BUDGET_CHECK_STEPS", 100)
+    calls = hand_offs(store)
+    runs = []
+
+    async def body(transaction: Transaction) -> int:
+        runs.append(1)
+        await transaction.execute(USER, ("long",))
+        try:
+            rows = await transaction.fetch_all(LONG)
+        except sqlite3.OperationalError:  # a body that swallows the interruption commits nothing here
+            return -1
+        return int(rows[0][0])
+
+    assert await store.in_one_call(body) == 20000
+    assert len(runs) == 2 and calls == ["_run_to_the_end"]
+    assert await names(store) == ["long"]
+    await store.in_one_call(lambda t: t.execute(USER, ("next",)))  # cooling down: straight to the thread
+    assert calls == ["_run_to_the_end", "_run_to_the_end"] and len(runs) == 2
+    assert await names(store) == ["long", "next"]
+
+
+async def test_a_bodys_own_error_is_not_run_again(store) -> None:
+    calls = hand_offs(store)
+    runs = []
+
+    async def body(transaction: Transaction) -> None:
+        runs.append(1)
+        await transaction.execute(USER, ("x",))
+        raise ValueError("refused")
+
+    with pytest.raises(ValueError, match="refused"):
+        await store.in_one_call(body)
+    assert runs == [1] and calls == [] and await names(store) == []
+
+
+async def test_the_wal_is_checkpointed_in_the_thread_every_so_many_commits(store, monkeypatch) -> None:
+    monkeypatch.setattr(sqlite_writer, "CHECKPOINT_EVERY", 5)
+    calls = hand_offs(store)
+    for n in range(11):
+        await store.in_one_call(lambda t, n=n: t.execute(USER, (f"p{n}",)))
+    assert calls == ["_execute_fetchall", "_execute_fetchall"]  # PRAGMA wal_checkpoint, after the 5th and 10th
+    assert len(await names(store)) == 11
