@@ -26,6 +26,7 @@ from bot.interview.holders import held_elsewhere
 from bot.interview.report import build_report, with_levels
 from bot.asking.delivery import Delivery, shuffled_options
 from bot.decks.library import askable, askable_ids, ready_ids
+from bot.decks.names import deck_of_question
 from bot.interview.selection import (PENDING, ended_sure, is_adaptive, most_informative,
                                      plan_interview, shortlist, sure_enough)
 from bot.learner.ability import Estimate
@@ -301,11 +302,14 @@ class InterviewEngine:
         pinned_sure = interview.kind == "interview" and not adaptive and interview.filters.stop_when_sure
         following, trimmed = None, False
         if not adaptive and position < len(plan):
-            await ready_ids(self.bank, plan[position:])  # their group decks as stored now (no read for bank ids)
-            rest = [question_id for question_id in plan[position:] if askable(self.bank, question_id)]
-            # a group deck removed, or replaced without some of them, since the plan was made: those are skipped
-            trimmed, plan = len(rest) < len(plan) - position, plan[:position] + rest
-            following = self.bank.questions.get(rest[0]) if rest else None
+            if deck_of_question(plan[position]) is not None:
+                await ready_ids(self.bank, plan[position:position + 1])  # its group deck as stored now
+            if not askable(self.bank, plan[position]):
+                # a group deck removed, or replaced without some of them, since the plan was made: those are skipped
+                await ready_ids(self.bank, plan[position + 1:])
+                trimmed = True
+                plan = plan[:position] + [qid for qid in plan[position + 1:] if askable(self.bank, qid)]
+            following = self.bank.questions.get(plan[position]) if position < len(plan) else None
         question = self.bank.questions[asked.question_id]
 
         async def record(connection: Transaction) -> tuple[Question | None, list[str], AskedQuestion | None]:
