@@ -9,7 +9,6 @@ timer (bot/schedule/timer) finds them due in the store.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 from collections.abc import Sequence
@@ -18,7 +17,7 @@ from pathlib import Path
 
 from bot.bank import BankError, load_bank
 from bot.bank.loader import Bank
-from bot.caller import Caller, resolve
+from bot.caller import Caller, resolve, side_by_side
 from bot.daily.answer import DailyAnswer
 from bot.daily.service import DailyService
 from bot.decks.library import Library
@@ -262,8 +261,8 @@ class Core(DeckDoors, ForgetDoors):
         elif known is not None:  # a sent daily post, remembered since an earlier click (bot/daily/open_posts.py)
             caller, asked, posted = await self.caller(user, chat), known.asked, known.message_ref
         else:  # side by side: with the database a network away each read is a round trip on the click's path
-            caller, (asked, posted) = await asyncio.gather(self.caller(user, chat),
-                                                           records.get_asked_and_ref(self.db, parsed.asked_id))
+            caller, (asked, posted) = await side_by_side(self.db, self.caller(user, chat),
+                                                         records.get_asked_and_ref(self.db, parsed.asked_id))
         if asked is not None:
             await self.library.ready_ids([asked.question_id])  # a group deck's question: its deck, loaded here
         try:
