@@ -25,7 +25,7 @@ from bot.errors import AnswerRefused, UserError
 from bot.interview.holders import held_elsewhere
 from bot.interview.report import build_report, with_levels
 from bot.asking.delivery import Delivery, shuffled_options
-from bot.decks.library import askable, askable_ids, ready_ids
+from bot.decks.library import any_removed, askable, askable_ids, ready_ids
 from bot.decks.names import deck_of_question
 from bot.interview.selection import (PENDING, ended_sure, is_adaptive, most_informative,
                                      plan_interview, shortlist, sure_enough)
@@ -80,6 +80,7 @@ class AnswerResult:
     correct: bool
     next: Delivery | None
     report: Report | None
+    deck_removed: bool = False  # it ended before its count because a group deck it asks from was removed
 
 
 class InterviewEngine:
@@ -352,14 +353,16 @@ class InterviewEngine:
                                                  self._deadline(interview.filters, now))
             return chosen, chosen_plan, await records.get_asked(connection, next_id)
 
+        planned = len(interview.plan)
         following, plan, next_asked = await self.db.in_shared_call(record)  # a COMMIT shared with others'
+        deck_removed = next_asked is None and position < planned and any_removed(self.bank, interview.filters.topics)
         log.info("interview %d: asked %d answered (%s)", interview.id, asked.id,
                  "timeout" if answer.option_index is None else ("right" if answer.correct else "wrong"))
         interview = replace(interview, plan=tuple(plan))
         delivery = self._delivery(asked, interview)
         next_delivery = self._delivery(next_asked, interview) if next_asked is not None else None
         report = await self.report(interview.id) if next_asked is None else None
-        return AnswerResult(delivery, answer.option_index, answer.correct, next_delivery, report)
+        return AnswerResult(delivery, answer.option_index, answer.correct, next_delivery, report, deck_removed)
 
     async def _choose_next(self, connection: Transaction, interview: records.InterviewRecord, asked: list[str],
                            abilities: dict[str, Estimate], moved: dict[beliefs.Key, Estimate],

@@ -15,7 +15,7 @@ from bot.caller import Caller
 from bot.domain import AskedQuestion, InterviewFilters, Report
 from bot.asking.delivery import Delivery
 from bot.asking.view import question_message
-from bot.decks.library import any_removed, askable_ids
+from bot.decks.library import askable_ids
 from bot.interview.engine import AnswerResult, InterviewEngine
 from bot.interview.view import feedback_message, report_message, result_message, verdict
 from bot.port import ChatGone, DeliveryError, DeliveryPort
@@ -85,8 +85,7 @@ class InterviewService:
             return (self._question(result.next),)
         if result.report is not None:
             report = await self._report(result.report, result.delivery.language, caller)
-            interview = await records.get_interview(self.db, result.report.interview_id)
-            if interview is not None and any_removed(self.bank, interview.filters.topics):
+            if result.deck_removed:
                 ended = Paragraph(t(result.delivery.language, "deck.interview_ended"))  # why it ended early
                 report = replace(report, blocks=(*report.blocks[:1], ended, *report.blocks[1:]))
             return (Outgoing(report),)

@@ -237,3 +237,15 @@ async def test_a_removal_on_another_worker_reaches_this_ones_cache_and_its_revea
         [(_, _, reveal)] = first_port.edits
         assert stem in render_plain(reveal) and "Bo" in render_plain(reveal)
         assert await deck_store.deck_by_id(second.db, 1) is None, "the revealing worker's own sweep deleted it"
+
+
+async def test_an_interview_whose_last_question_was_live_ends_as_usual(core, port) -> None:
+    await add(core, GIFT)
+    started = await core.start_interview(ADA, ADA_DM, InterviewFilters(topics=("deck:week",), count=2))
+    reply = await core.click(ADA, ADA_DM, await token_for(core, started.asked_id, right=True))
+    [last] = reply.follow_ups
+    await remove(core)
+    done = await core.click(ADA, ADA_DM, await token_for(core, last.asked_id, right=True))
+    [report] = done.follow_ups
+    text = render_plain(report.message)
+    assert "2/2" in text and "removed this deck" not in text, "it reached its count: no line about an early end"
