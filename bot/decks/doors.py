@@ -73,7 +73,8 @@ class DeckDoors:
 
     async def deck_remove(self, user: UserRef, chat: ChatRef, name: str, is_admin: bool) -> Message:
         """/deck remove NAME: the confirmation button (its token goes to `click`; only the same administrator's
-        press counts) or a polite refusal. Once confirmed its questions stop being asked; answers stay."""
+        press counts) or a polite refusal. Once confirmed its questions stop being asked; answers stay, and a
+        question of it open now (a daily post, a quiz question, an interview's) finishes with its reveal."""
         return await self.decks.remove_request(await self.caller(user, chat), name, is_admin)
 
     async def deck_export(self, user: UserRef, chat: ChatRef, name: str, fmt: str = "gift") -> Document | Message:
