@@ -216,10 +216,13 @@ class InterviewEngine:
 
         It counts only from the interview's owner, in the chat the question was asked in, from the
         process holding it (if one does)."""
-        if asked.interview_id is None or asked.question_id not in self.bank.questions:
+        if asked.interview_id is None:
             raise AnswerRefused("unknown")
         interview = await records.get_interview(self.db, asked.interview_id)
         person = _person(caller)
+        if asked.question_id not in self.bank.questions:
+            await self._stop_if_deck_gone(interview, asked, person.id)
+            raise AnswerRefused("unknown")
         if interview is None or interview.user_id != person.id:
             raise AnswerRefused("not_yours")
         if caller.chat is None or caller.chat.id != asked.chat_id:
@@ -239,6 +242,19 @@ class InterviewEngine:
         answer = RecordedAnswer(asked.id, person.id, option_index, option_index == question.correct_index,
                                 round((now - asked.asked_at) * 1000), now)
         return await self._advance(interview, asked, answer)
+
+    async def _stop_if_deck_gone(self, interview: records.InterviewRecord | None, asked: AskedQuestion,
+                                 user_id: int) -> None:
+        """The owner's click on their open question whose group deck is deleted for good (removed, and the
+        question left unanswered past DECK_LIVE_AT_MOST_S, or the group's 30 days over): the interview stops,
+        so it does not wait for an answer that cannot come, and the person is told (AnswerRefused)."""
+        if (interview is None or interview.user_id != user_id or interview.status != "active"
+                or asked.closed_at is not None or deck_of_question(asked.question_id) is None):
+            return
+        async with self.db.transaction() as connection:
+            await records.finish_interview(connection, interview.id, "stopped", self.clock.now())
+        log.info("interview %d stopped: the deck of its question %s is gone", interview.id, asked.question_id)
+        raise AnswerRefused("deck_gone")
 
     async def expire_overdue(self, platforms: Collection[str]) -> list[AnswerResult]:
         """Close every open interview question past its deadline, counted as unanswered.

@@ -13,6 +13,7 @@ import pytest
 
 from bot.core import Core, UserError
 from bot.domain import InterviewFilters, UserRef
+from bot.limits import DECK_LIVE_AT_MOST_S
 from bot.store import decks as deck_store
 from bot.store.interviews import get_asked
 from bot.store.review import due_questions
@@ -249,3 +250,18 @@ async def test_an_interview_whose_last_question_was_live_ends_as_usual(core, por
     [report] = done.follow_ups
     text = render_plain(report.message)
     assert "2/2" in text and "removed this deck" not in text, "it reached its count: no line about an early end"
+
+
+async def test_an_interview_left_open_past_the_kept_days_is_stopped_at_its_next_click(core, clock, port) -> None:
+    await add(core, GIFT)
+    started = await core.start_interview(ADA, ADA_DM, InterviewFilters(topics=("deck:week",), count=3))
+    await remove(core)
+    clock.advance(DECK_LIVE_AT_MOST_S + 60)
+    await core.tick()
+    assert await deck_store.deck_by_id(core.db, 1) is None, "not kept past its days"
+    asked = await get_asked(core.db, started.asked_id)
+    late = await core.click(ADA, ADA_DM, f"a:{asked.id}:a")
+    assert late.refused == "deck_gone" and "your interview is stopped" in late.popup, late.popup
+    status = await core.db.fetch_one("SELECT status FROM interviews")
+    assert status is not None and status[0] == "stopped", "no interview left waiting for an answer that cannot come"
+    assert (await core.click(ADA, ADA_DM, f"a:{asked.id}:a")).refused == "unknown"
