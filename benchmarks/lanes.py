@@ -6,7 +6,7 @@ another left the machine mostly idle for half of the quick run. Each lane is a c
 `python -m benchmarks --quick --only <its benchmarks> --sequential --outcomes FILE`, so a benchmark's
 CPU time (its lane process and the processes it waits for) stays its own, and one lane crashing
 reports its missing benchmarks as failed while the other lanes' figures stand. The full run stays
-sequential: its figures are the reference the lanes are checked against (docs/benchmarks.md).
+sequential; docs/benchmarks.md compares the lanes' verdicts with one-after-another runs.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ def write_records(path: Path, records: Outcomes) -> None:
 
 
 def figures_of(record: dict[str, Any]) -> tuple[Figure, ...]:
+    """The figures (with their goals) a lane reported, as the table needs them."""
     return tuple(Figure(**fields) for fields in record["figures"])
 
 
@@ -69,11 +70,17 @@ def run_lanes(lanes: list[tuple[str, ...]]) -> tuple[Outcomes, list[dict[str, An
             process = subprocess.Popen(command, stdout=subprocess.DEVNULL, env=dict(os.environ))
             running.append((lane, output, process))
         ended: dict[int, float] = {}
-        while len(ended) < len(running):  # poll, so each lane's own wall time is known
-            for index, (_, _, process) in enumerate(running):
-                if index not in ended and process.poll() is not None:
-                    ended[index] = time.perf_counter() - started
-            time.sleep(0.2)
+        try:
+            while len(ended) < len(running):  # poll, so each lane's own wall time is known
+                for index, (_, _, process) in enumerate(running):
+                    if index not in ended and process.poll() is not None:
+                        ended[index] = time.perf_counter() - started
+                time.sleep(0.2)
+        finally:  # interrupted: no lane goes on measuring on its own
+            for _, _, process in running:
+                if process.poll() is None:
+                    process.terminate()
+                    process.wait()
         records: Outcomes = []
         summary = []
         for index, (lane, output, process) in enumerate(running):
