@@ -228,7 +228,7 @@ class SQLiteDatabase(Database):
                 pass
             else:
                 if writer.checkpoint_due():
-                    await self._checkpoint()
+                    writer.checkpointed(await self._checkpoint())
                 return result
         return await self.connection._execute(work, self.connection._conn, argument)
 
@@ -247,13 +247,15 @@ class SQLiteDatabase(Database):
         self._writer = writer
         return writer
 
-    async def _checkpoint(self) -> None:
+    async def _checkpoint(self) -> int:
         """The WAL copied back into the database file, in aiosqlite's thread (the loop's own commits do not
-        checkpoint: it syncs the file); passive, so readers and the next writer are not held up."""
+        checkpoint: it syncs the file); passive, so readers are not held up. How many pages the WAL held."""
         try:
-            await self.connection.execute_fetchall("PRAGMA wal_checkpoint(PASSIVE)")  # read to its end: done
+            rows = list(await self.connection.execute_fetchall("PRAGMA wal_checkpoint(PASSIVE)"))
         except sqlite3.Error as error:  # what was committed stands; the next checkpoint tries again
             log.warning("store %s: checkpoint failed: %s", self.path, error)
+            return 0
+        return int(rows[0][1]) if rows else 0
 
     async def in_shared_call(self, body: Callable[[Transaction], Awaitable[T]]) -> T:
         """`in_one_call` for bodies that may share one COMMIT: the bodies that arrive while a call is running

@@ -10,7 +10,8 @@ connection never waits for a lock), the budget spent (SQLite asks every BUDGET_C
 SQLite error (the thread then meets it, or not, and reports it as it always did).
 
 The WAL is not checkpointed by this connection's commits (that writes and syncs the database file, which
-would hold the event loop): every CHECKPOINT_EVERY commits the store asks for a passive checkpoint in
+would hold the event loop): about as often as SQLite's own cadence would (every WAL_PAGES pages, judged
+from the pages the last checkpoint found per commit) the store asks for a passive checkpoint in
 aiosqlite's thread, and waits for it before the next write, as a commit that checkpoints would.
 """
 
@@ -29,7 +30,8 @@ WRITE_BUDGET_S = 0.01  # CPU time a transaction may take on the event loop's thr
 BUDGET_CHECK_STEPS = 50_000  # SQLite VM steps between two looks at the CPU clock (~0.5-1 ms of SQL; at every
 # 1,000, as a read checks, the look itself took a sixth of an answer batch's time)
 COOL_DOWN = 32  # transactions sent straight to aiosqlite's thread after one that went over the budget
-CHECKPOINT_EVERY = 100  # commits here between two checkpoints (SQLite's own: every 1,000 pages of WAL)
+WAL_PAGES = 1_000  # SQLite's own wal_autocheckpoint: a checkpoint once the WAL holds this many pages
+CHECKPOINT_EVERY = 100  # commits between two checkpoints until the first one says how many pages a commit writes
 PRAGMAS = ("PRAGMA busy_timeout = 0", "PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL",
            "PRAGMA wal_autocheckpoint = 0")
 
@@ -46,6 +48,7 @@ class LoopWriter:
         self.started: float | None = None  # this thread's CPU clock when SQLite first asked in this transaction
         self.interrupted = False
         self.commits = 0  # since the last checkpoint
+        self.every = CHECKPOINT_EVERY  # commits between two checkpoints, from the pages a commit writes
         self.cooling = 0  # transactions still to send to the thread after one over the budget
         self.connection = sqlite3.connect(path, isolation_level=None, cached_statements=CACHED_STATEMENTS)
         try:
@@ -92,11 +95,14 @@ class LoopWriter:
         return result
 
     def checkpoint_due(self) -> bool:
-        """Whether enough commits went by to ask for a checkpoint (counted again from now)."""
-        if self.commits < CHECKPOINT_EVERY:
-            return False
+        """Whether enough commits went by to ask for a checkpoint."""
+        return self.commits >= self.every
+
+    def checkpointed(self, pages: int) -> None:
+        """A checkpoint found `pages` pages of WAL: the next one after as many commits as fill WAL_PAGES."""
+        if pages > 0 and self.commits > 0:
+            self.every = max(1, min(WAL_PAGES, round(WAL_PAGES * self.commits / pages)))
         self.commits = 0
-        return True
 
     def close(self) -> None:
         self.connection.close()

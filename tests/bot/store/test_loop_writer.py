@@ -111,10 +111,20 @@ async def test_a_bodys_own_error_is_not_run_again(store) -> None:
     assert runs == [1] and calls == [] and await names(store) == []
 
 
-async def test_the_wal_is_checkpointed_in_the_thread_every_so_many_commits(store, monkeypatch) -> None:
+async def test_the_wal_is_checkpointed_in_the_thread_at_sqlites_own_cadence(store, monkeypatch) -> None:
+    """The loop's commits do not checkpoint (it syncs the file); the store asks aiosqlite's thread, first
+    after CHECKPOINT_EVERY commits, then after as many as fill WAL_PAGES pages at the rate it found."""
     monkeypatch.setattr(sqlite_writer, "CHECKPOINT_EVERY", 5)
+    monkeypatch.setattr(sqlite_writer, "WAL_PAGES", 20)
     calls = hand_offs(store)
-    for n in range(11):
+    for n in range(5):
         await store.in_one_call(lambda t, n=n: t.execute(USER, (f"p{n}",)))
-    assert calls == ["_execute_fetchall", "_execute_fetchall"]  # PRAGMA wal_checkpoint, after the 5th and 10th
-    assert len(await names(store)) == 11
+    assert calls == ["_execute_fetchall"]  # PRAGMA wal_checkpoint(PASSIVE), after the 5th commit
+    every = store._writer.every
+    assert 1 <= every < 20  # each commit wrote at least one page: fewer than 20 commits fill 20 pages
+    for n in range(every - 1):
+        await store.in_one_call(lambda t, n=n: t.execute(USER, (f"q{n}",)))
+    assert len(calls) == 1
+    await store.in_one_call(lambda t: t.execute(USER, ("last",)))
+    assert calls == ["_execute_fetchall", "_execute_fetchall"]
+    assert len(await names(store)) == 5 + every
