@@ -70,13 +70,22 @@ async def side_by_side(db: Database, first: Awaitable[A], second: Awaitable[B]) 
     return one, other
 
 
+async def _known(record: ChatRecord) -> ChatRecord:
+    return record
+
+
 async def resolve(db: Database, now: float, user: UserRef | None = None, chat: ChatRef | None = None,
-                  *, create: bool = True) -> Caller:
+                  *, create: bool = True, chat_record: ChatRecord | None = None) -> Caller:
     """The records behind the refs (created on first sight, unless `create` is False: a refusal or a
-    help text stores nothing) and the language to answer in."""
+    help text stores nothing) and the language to answer in. `chat_record`: the chat's record for this very
+    ref, read moments ago by a click on the same post (bot/daily/open_posts.py says how fresh), taken
+    instead of reading it again."""
     if create:  # the two side by side: with the database a network away, each is a round trip or two
-        person, place = await side_by_side(db, ensure_user(db, user, now) if user else _nothing(),
-                                           ensure_chat(db, chat, now) if chat else _nothing())
+        if chat_record is not None:
+            place_now: Awaitable[ChatRecord | None] = _known(chat_record)
+        else:
+            place_now = ensure_chat(db, chat, now) if chat else _nothing()
+        person, place = await side_by_side(db, ensure_user(db, user, now) if user else _nothing(), place_now)
     else:
         person = await find_user(db, user.platform, user.platform_id) if user else None
         place = await find_chat(db, chat.platform, chat.platform_id) if chat else None

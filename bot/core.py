@@ -156,9 +156,21 @@ class Core(DeckDoors, ForgetDoors):
         """The records and language of one event, resolved once."""
         return await resolve(self.db, self.clock.now(), user, chat)
 
+    async def _post_caller(self, user: UserRef, chat: ChatRef, asked_id: int) -> Caller:
+        """The caller of a click on a remembered daily post, its chat's record read at most once a moment
+        for all the post's clicks (bot/daily/open_posts.py)."""
+        now, posts = self.clock.now(), self.daily.open_posts
+        record = posts.chat(asked_id, chat, now)
+        caller = await resolve(self.db, now, user, chat, chat_record=record)
+        if record is None and caller.chat is not None:
+            posts.remember_chat(asked_id, chat, caller.chat, now)
+        return caller
+
     async def move_chat(self, platform: str, old_id: str, new_id: str) -> None:
         """The platform gave a chat a new id; everything the store holds for it follows (records merge)."""
+        self.daily.open_posts.forget_chat()
         await move_chat(self.db, platform, old_id, new_id)
+        self.daily.open_posts.forget_chat()
         log.info("%s chat %s moved to %s", platform, old_id, new_id)
 
     # --- words ----------------------------------------------------------------------------------------
@@ -175,6 +187,7 @@ class Core(DeckDoors, ForgetDoors):
         caller = await self.caller(user, chat)
         if caller.chat is not None and not caller.private:
             await set_chat_language(self.db, caller.chat.id, language)
+            self.daily.open_posts.forget_chat(caller.chat.id)  # the next click's pop-up speaks it
         elif caller.user is not None:
             await set_user_language(self.db, caller.user.id, language)
         return t(language, "language.set")
@@ -259,7 +272,7 @@ class Core(DeckDoors, ForgetDoors):
         if parsed is None:
             caller, (asked, posted) = await self.caller(user, chat), (None, None)
         elif known is not None:  # a sent daily post, remembered since an earlier click (bot/daily/open_posts.py)
-            caller, asked, posted = await self.caller(user, chat), known.asked, known.message_ref
+            caller, asked, posted = await self._post_caller(user, chat, parsed.asked_id), known.asked, known.message_ref
         else:  # side by side: with the database a network away each read is a round trip on the click's path
             caller, (asked, posted) = await side_by_side(self.db, self.caller(user, chat),
                                                          records.get_asked_and_ref(self.db, parsed.asked_id))

@@ -3,10 +3,14 @@ remembered as open never lets an answer in after its question closed, wherever i
 
 from __future__ import annotations
 
-from bot.daily.open_posts import OpenPosts
+from dataclasses import replace
+
+from bot.daily.open_posts import CHAT_FRESH_S, OpenPosts
 from bot.domain import LETTERS, AskedQuestion, ChatRef, UserRef
 from bot.store import daily as posts
 from bot.store import interviews as records
+from bot.store.people import find_chat, set_chat_language
+from bot.text.i18n import t
 from bot.tokens import answer_token
 from tests.bot.daily.test_service import GROUP, at
 
@@ -27,6 +31,19 @@ def test_only_a_sent_open_post_with_its_message_is_remembered() -> None:
     memory.remember(ASKED, "3:9", post(), 150.0)
     known = memory.get(7, 150.0)
     assert known is not None and known.message_ref == "3:9" and known.asked == ASKED
+
+
+def test_a_chat_record_serves_the_same_chat_for_a_moment() -> None:
+    memory = OpenPosts()
+    memory.remember(ASKED, "3:9", post(), 150.0)
+    group = ChatRef("test", "g", "group", "G")
+    record = object()
+    memory.remember_chat(7, group, record, 150.0)  # type: ignore[arg-type]
+    assert memory.chat(7, group, 150.0 + CHAT_FRESH_S) is record
+    assert memory.chat(7, group, 150.1 + CHAT_FRESH_S) is None
+    assert memory.chat(7, replace(group, title="G2"), 150.0) is None
+    memory.remember_chat(8, group, record, 150.0)  # type: ignore[arg-type]  # no such post remembered
+    assert memory.chat(8, group, 150.0) is None
 
 
 def test_a_post_is_forgotten_at_its_reveal_instant_or_when_told() -> None:
@@ -73,11 +90,38 @@ async def test_a_burst_reads_the_post_once(core, clock, bank, db) -> None:
 
     db.fetch_all = counting
     for number in range(5):
-        clock.advance(1)
+        clock.advance(2 * CHAT_FRESH_S)
         reply = await core.click(UserRef("test", f"m{number}", f"Member {number}"), GROUP, answer_token(asked_id, right))
         assert reply.refused is None and reply.counter == (asked_id, number + 1)
     post_reads = [sql for sql in reads if "FROM daily_posts" in sql or "FROM asked_questions" in sql]
     assert len(post_reads) <= 2, post_reads  # the first click's reads; the four after it read neither
+    chat_reads = [sql for sql in reads if "FROM chats" in sql]
+    assert len(chat_reads) == 5, "a click every two moments: each reads the chat again"
+    reads.clear()
+    clock.advance(2 * CHAT_FRESH_S)
+    for number in range(5, 10):
+        clock.advance(CHAT_FRESH_S / 10)
+        await core.click(UserRef("test", f"m{number}", f"Member {number}"), GROUP, answer_token(asked_id, right))
+    assert len([sql for sql in reads if "FROM chats" in sql]) == 1, "five clicks within a moment read it once"
+
+
+async def test_the_pop_up_follows_the_groups_language(core, clock, bank, db) -> None:
+    """Changed here: the very next click speaks it. Changed by another worker (the store alone): the clicks
+    speak it within CHAT_FRESH_S. A title the click shows differently is stored at once."""
+    daily = core.daily
+    asked_id, right, _ = await posted_question(core, daily, clock, bank, db)
+    token = answer_token(asked_id, right)
+    for number in range(2):  # the post, then its chat, remembered
+        assert (await core.click(UserRef("test", f"m{number}", "M"), GROUP, token)).popup == t("en", "daily.right")
+    await core.set_language("tr", UserRef("test", "admin", "Admin"), GROUP)
+    assert (await core.click(UserRef("test", "m2", "M"), GROUP, token)).popup == t("tr", "daily.right")
+    group = await find_chat(db, GROUP.platform, GROUP.platform_id)
+    await set_chat_language(db, group.id, "en")  # another worker's /language
+    clock.advance(CHAT_FRESH_S + 0.1)
+    assert (await core.click(UserRef("test", "m3", "M"), GROUP, token)).popup == t("en", "daily.right")
+    renamed = replace(GROUP, title="Study group 2")
+    assert (await core.click(UserRef("test", "m4", "M"), renamed, token)).refused is None
+    assert (await find_chat(db, GROUP.platform, GROUP.platform_id)).title == "Study group 2"
 
 
 async def test_a_question_closed_by_another_worker_takes_no_answer(core, clock, bank, db) -> None:
