@@ -35,7 +35,12 @@ from bot.metrics import in_flight
 
 log = logging.getLogger(__name__)
 ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER, Update.POLL_ANSWER, Update.POLL]
-CONCURRENT_UPDATES = 16
+# Updates handled at once. A burst's clicks share the store's write transactions (the answer batch, the
+# new members' rows) among the clicks in progress, so the bound is also what one commit can carry: 64
+# cost the least per click in a burst (16, 32 and 128 more; docs/benchmarks.md, "Answer burst: our own
+# work per click"). aiohttp's pool costs the same per request at any size (httpx's did not:
+# adapters/telegram/transport.py), so the pool follows the bound.
+CONCURRENT_UPDATES = 64
 REQUESTS = "bot_api_requests"  # bot_data key: the application's two AiohttpRequests (sends, getUpdates)
 BOOTSTRAP_RETRIES = 5  # deleteWebhook / setWebhook at start-up: a passing network error must not end the process
 COMMAND_LANGUAGES = (("en", None), ("tr", "tr"))  # English is the default list, Turkish for tr clients
