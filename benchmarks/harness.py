@@ -178,7 +178,8 @@ def render_notes(outcomes: list[Outcome]) -> str:
 def render_durations(outcomes: list[Outcome], lanes: list[dict[str, Any]]) -> str:
     """Each benchmark's wall time and CPU time, so a run that grew says which part grew; then each lane's."""
     text = "durations: " + ", ".join(f"{o.name} {o.elapsed_s:.0f} s ({o.cpu_s:.0f} s CPU)" for o in outcomes)
-    return text + "".join(f"\nlane {index}: {lane['elapsed_s']:.0f} s ({lane['cpu_s']:.0f} s CPU): "
+    return text + "".join(f"\nlane {index}: {lane['elapsed_s']:.0f} s ({lane['cpu_s']:.0f} s CPU, nice "
+                          f"+{lane['niceness']}): "
                           f"{', '.join(lane['benchmarks'])}" for index, lane in enumerate(lanes, 1))
 
 
