@@ -26,7 +26,7 @@ from typing import Any
 
 from benchmarks.figures import Figure, format_value, lookup
 from benchmarks.lanes import figures_of, outcome_record, planned_lanes, run_lanes, write_records
-from benchmarks.registry import MODULES, PACED, QUICK_LANES, REQUIRED_KEYS
+from benchmarks.registry import MODULES, QUICK_LANES, REQUIRED_KEYS
 from benchmarks.sizes import SCALE_VARIABLE, machine, scale
 
 
@@ -105,7 +105,7 @@ def run_sequentially(paths: list[str], quick: bool, records_path: Path | None) -
 def run_in_lanes(paths: list[str]) -> tuple[list[Outcome], list[dict[str, Any]]]:
     """The quick run's lanes side by side; the outcomes come back in registry order."""
     names = [path.rsplit(".", 1)[1] for path in paths]
-    records, lanes = run_lanes(planned_lanes(QUICK_LANES, names), PACED)
+    records, lanes = run_lanes(planned_lanes(QUICK_LANES, names))
     by_name = {record["name"]: record for record in records}
     outcomes = []
     for name in names:
@@ -178,8 +178,7 @@ def render_notes(outcomes: list[Outcome]) -> str:
 def render_durations(outcomes: list[Outcome], lanes: list[dict[str, Any]]) -> str:
     """Each benchmark's wall time and CPU time, so a run that grew says which part grew; then each lane's."""
     text = "durations: " + ", ".join(f"{o.name} {o.elapsed_s:.0f} s ({o.cpu_s:.0f} s CPU)" for o in outcomes)
-    return text + "".join(f"\nlane {index}: {lane['elapsed_s']:.0f} s ({lane['cpu_s']:.0f} s CPU, nice "
-                          f"+{lane['niceness']}): "
+    return text + "".join(f"\nlane {index}: {lane['elapsed_s']:.0f} s ({lane['cpu_s']:.0f} s CPU): "
                           f"{', '.join(lane['benchmarks'])}" for index, lane in enumerate(lanes, 1))
 
 

@@ -12,7 +12,6 @@ sequential; docs/benchmarks.md compares the lanes' verdicts with one-after-anoth
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import os
 import subprocess
@@ -25,10 +24,6 @@ from typing import Any
 from benchmarks.figures import Figure
 
 Outcomes = list[dict[str, Any]]
-# A lane with no paced benchmark runs this much nicer, so that on a busy machine the paced benchmarks'
-# processes (a bot keeping 30 posts a second, a question timer) get the CPU when they wake up, and the
-# CPU-bound lane takes what they leave; on a quiet machine the paced lanes need half a core at most.
-CPU_LANE_NICENESS = 5
 
 
 def planned_lanes(lanes: tuple[tuple[str, ...], ...], names: list[str]) -> list[tuple[str, ...]]:
@@ -38,11 +33,6 @@ def planned_lanes(lanes: tuple[tuple[str, ...], ...], names: list[str]) -> list[
     listed = {name for lane in lanes for name in lane}
     planned += [(name,) for name in names if name not in listed]
     return [lane for lane in planned if lane]
-
-
-def niceness(lane: tuple[str, ...], paced: tuple[str, ...]) -> int:
-    """CPU_LANE_NICENESS for a lane of CPU-bound benchmarks only, else the harness's own (0 more)."""
-    return 0 if any(name in paced for name in lane) else CPU_LANE_NICENESS
 
 
 def outcome_record(name: str, figures: tuple[Figure, ...], result: dict[str, Any], error: str | None,
@@ -64,7 +54,7 @@ def figures_of(record: dict[str, Any]) -> tuple[Figure, ...]:
     return tuple(Figure(**fields) for fields in record["figures"])
 
 
-def run_lanes(lanes: list[tuple[str, ...]], paced: tuple[str, ...] = ()) -> tuple[Outcomes, list[dict[str, Any]]]:
+def run_lanes(lanes: list[tuple[str, ...]]) -> tuple[Outcomes, list[dict[str, Any]]]:
     """Start every lane at once, wait for all, and return their benchmarks' records (a benchmark a lane
     did not report is a failed record) with each lane's names, wall time, CPU time and exit code. The
     environment (BENCHMARKS_SCALE among it) passes to the lanes as it is."""
@@ -77,32 +67,30 @@ def run_lanes(lanes: list[tuple[str, ...]], paced: tuple[str, ...] = ()) -> tupl
                        "--only", *lane]
             print(f"lane {index + 1}: {' '.join(lane)}", file=sys.stderr, flush=True)
             # the lane's table goes nowhere (the parent prints one table); its progress lines go to stderr
-            nicer = niceness(lane, paced)
-            process = subprocess.Popen(command, stdout=subprocess.DEVNULL, env=dict(os.environ),
-                                       preexec_fn=functools.partial(os.nice, nicer) if nicer else None)
-            running.append((lane, output, process, nicer))
+            process = subprocess.Popen(command, stdout=subprocess.DEVNULL, env=dict(os.environ))
+            running.append((lane, output, process))
         ended: dict[int, float] = {}
         try:
             while len(ended) < len(running):  # poll, so each lane's own wall time is known
-                for index, (_, _, process, _) in enumerate(running):
+                for index, (_, _, process) in enumerate(running):
                     if index not in ended and process.poll() is not None:
                         ended[index] = time.perf_counter() - started
                 time.sleep(0.2)
         finally:  # interrupted: no lane goes on measuring on its own
-            for _, _, process, _ in running:
+            for _, _, process in running:
                 if process.poll() is None:
                     process.terminate()
                     process.wait()
         records: Outcomes = []
         summary = []
-        for index, (lane, output, process, nicer) in enumerate(running):
+        for index, (lane, output, process) in enumerate(running):
             lane_records = json.loads(output.read_text(encoding="utf-8")) if output.exists() else []
             finished = {record["name"] for record in lane_records}
             lane_records += [outcome_record(name, (), {}, f"the lane process exited with code {process.returncode} "
                                             f"before it reported {name}", 0.0, 0.0, None)
                              for name in lane if name not in finished]
             records += lane_records
-            summary.append({"benchmarks": list(lane), "exit_code": process.returncode, "niceness": nicer,
+            summary.append({"benchmarks": list(lane), "exit_code": process.returncode,
                             "elapsed_s": round(ended[index], 2),
                             "cpu_s": round(sum(record["cpu_s"] for record in lane_records), 2)})
     return records, summary

@@ -36,8 +36,6 @@ QUICK_LANES: tuple[tuple[str, ...], ...] = (
     ("broadcast", "flood", "adaptive"),
     ("storm", "quiz", "scale"),
 )
-# Bound by real time (rate limits, timers, fixed waits): a lane without one of them yields the CPU to them.
-PACED: tuple[str, ...] = ("broadcast", "storm", "quiz", "flood")
 
 # Keys the issue asks the JSON to hold; the harness says which ones a run did not produce.
 REQUIRED_KEYS: tuple[str, ...] = (

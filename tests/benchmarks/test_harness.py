@@ -21,7 +21,7 @@ from benchmarks import leaderboard
 from benchmarks.figures import Figure, lookup
 from benchmarks.harness import render_table
 from benchmarks.leaderboard_data import Shape, build
-from benchmarks.registry import MODULES, PACED, REQUIRED_KEYS
+from benchmarks.registry import MODULES, REQUIRED_KEYS
 from benchmarks.sizes import percentile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,8 +66,6 @@ def check_the_lanes(data: dict) -> None:
     assert all(lane["exit_code"] == 0 for lane in data["meta"]["lanes"])
     assert set(data["meta"]["duration_s"]) == set(data["meta"]["cpu_s"]) == set(laned)
     assert all(data["meta"]["cpu_s"][name] > 0 for name in laned)
-    paced_lanes = [lane for lane in data["meta"]["lanes"] if set(lane["benchmarks"]) & set(PACED)]
-    assert paced_lanes and all(lane["niceness"] == 0 for lane in paced_lanes), "paced benchmarks never yield"
 
 
 def check_the_telegram_benchmarks(data: dict) -> None:
@@ -205,13 +203,12 @@ def test_every_benchmark_has_one_quick_lane_and_an_unlisted_one_gets_its_own() -
 def test_a_lane_that_dies_reports_its_benchmarks_as_failed() -> None:
     """A lane process that ends before reporting (here: it refuses an unknown name) leaves a failed record
     for each of its benchmarks, and the lane beside it still hands over its own figures."""
-    from benchmarks.lanes import CPU_LANE_NICENESS, run_lanes
+    from benchmarks.lanes import run_lanes
 
-    records, lanes = run_lanes([("no_such_benchmark",), ("progress_missing",)], paced=("progress_missing",))
+    records, lanes = run_lanes([("no_such_benchmark",), ("progress_missing",)])
     assert [record["name"] for record in records] == ["no_such_benchmark", "progress_missing"]
     assert all("exited with code 2" in record["error"] for record in records)
     assert [lane["exit_code"] for lane in lanes] == [2, 2]
-    assert [lane["niceness"] for lane in lanes] == [CPU_LANE_NICENESS, 0], "the CPU-bound lane yields to the paced"
 
 
 
