@@ -114,9 +114,9 @@ def with_arrays(sql: str, parameters: Sequence[Any]) -> tuple[str, Sequence[Any]
 
 def literal(value: Any) -> str | None:
     """A parameter written as an SQL literal the column's type takes, or None for a type not handled here
-    (the statement is then sent with its parameters). Text doubles its quotes (standard_conforming_strings
-    is on, PostgreSQL's default since 9.1), so nothing in it can end the literal; a float is written
-    exactly (Python's repr reads back to the same double)."""
+    (the statement is then sent with its parameters). Text doubles its quotes: with standard_conforming_strings
+    on (PostgreSQL's default since 9.1; `quotes_are_plain` checks the session) nothing in it can end the
+    literal. A float is written exactly (Python's repr reads back to the same double)."""
     if value is None:
         return "NULL"
     if isinstance(value, bool):
@@ -132,6 +132,15 @@ def literal(value: Any) -> str | None:
     if isinstance(value, str) and "\x00" not in value:
         return "'" + value.replace("'", "''") + "'"
     return None
+
+
+def quotes_are_plain(connection: asyncpg.Connection) -> bool:
+    """Whether a backslash in a quoted literal is just a character on this session (the server reports
+    `standard_conforming_strings` on every change); when it is not, rows go as parameters instead."""
+    try:
+        return str(connection.get_settings().standard_conforming_strings) == "on"
+    except AttributeError:  # a server that never reported it: assume the worst
+        return False
 
 
 def inlined(sql: str, parameters: Sequence[Any]) -> str | None:
@@ -224,7 +233,7 @@ class PostgresTransaction(Transaction):
         rows = list(rows)
         if not rows:
             return
-        if len(rows) < HELD_BACK_ROWS:
+        if len(rows) < HELD_BACK_ROWS and quotes_are_plain(self.connection):
             statements = [inlined(sql, row) for row in rows]
             if all(statement is not None for statement in statements):
                 self._waiting.extend(statement for statement in statements if statement is not None)

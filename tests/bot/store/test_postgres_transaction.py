@@ -155,3 +155,18 @@ async def test_a_list_of_another_length_needs_no_statement_of_its_own(postgres_s
                 assert (await proxy.chunks())["to_server"] - before == 1, "one round trip, nothing new to prepare"
         finally:
             await db.close()
+
+
+async def test_a_session_that_reads_backslashes_as_escapes_still_stores_them_as_given(postgres_url) -> None:
+    """With standard_conforming_strings off a backslash in a literal starts an escape: the rows must then go
+    as parameters, or 'back\\slash' would be stored as 'backslash'."""
+    db = await _db(postgres_url)
+    try:
+        rows = [(number, 0.5, text, 1) for number, text in enumerate(["back\\slash", "\\'; SELECT 1; --", "\\n"])]
+        async with db.transaction() as connection:
+            await connection.execute("SET LOCAL standard_conforming_strings = off")
+            await connection.executemany("INSERT INTO held (id, x, t, n) VALUES (?, ?, ?, ?)", rows)
+        read = [tuple(row) for row in await db.fetch_all("SELECT id, x, t, n FROM held ORDER BY id")]
+        assert read == rows
+    finally:
+        await db.close()
