@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bot.learner.ability import PRIOR, Estimate, update, update_person, widen
+from bot.learner.ability import PRIOR, Estimate, answer_steps, widened_variance
 from bot.learner.analysis import AnswerRow
 from bot.learner.items import Item, starting_difficulty
 from bot.store.database import Database, Transaction, placeholders
@@ -37,8 +37,9 @@ Key = tuple[int, str, str]  # (user id, scope, name)
 
 
 def _belief(row: tuple, now: float) -> Estimate:
-    estimate = Estimate(float(row[0]), float(row[1]), int(row[2]))
-    return widen(estimate, (now - float(row[3])) / DAY_S)
+    """A stored (ability, variance, answers, updated at) row as the belief stands at `now` (widened)."""
+    value, variance, answers, at = row
+    return Estimate(float(value), widened_variance(float(variance), (now - float(at)) / DAY_S), int(answers))
 
 
 async def record_answers(connection: Transaction, answers: list[LearnerAnswer]) -> dict[Key, Estimate]:
@@ -67,27 +68,25 @@ async def record_answers(connection: Transaction, answers: list[LearnerAnswer]) 
         else:
             items[row[3]] = Estimate(float(row[4]), float(row[5]), int(row[6]))
     now = answers[0].at
-    people: dict[Key, Estimate] = {}
+    people: dict[Key, Estimate] = {}  # a person's beliefs as they move, each widened once on first use
 
     def belief(key: Key) -> Estimate:
-        if key not in people:
-            row = stored.get(key)
-            people[key] = PRIOR if row is None else _belief(row, now)
-        return people[key]
+        row = stored.get(key)
+        return PRIOR if row is None else _belief(row, now)
 
     moved_people: dict[Key, tuple[Estimate, float]] = {}
     moved_items: dict[str, tuple[Estimate, float]] = {}
-    for answer in answers:
-        item = items.get(answer.item.question_id) or starting_difficulty(answer.item.label)
-        topic_key: Key = (answer.user_id, TOPIC, answer.item.topic)
-        specialty_key: Key = (answer.user_id, SPECIALTY, answer.item.specialty)
-        person, new_item = update(belief(topic_key), item, answer.right)
-        overall = update_person(belief(specialty_key), item, answer.right)
-        for key, moved in ((topic_key, person), (specialty_key, overall)):
-            people[key] = moved
-            moved_people[key] = (moved, answer.at)
-        items[answer.item.question_id] = new_item
-        moved_items[answer.item.question_id] = (new_item, answer.at)
+    for answer in answers:  # every answer of a burst passes here: lookups and records kept to the few needed
+        asked, user_id, at = answer.item, answer.user_id, answer.at
+        question_id = asked.question_id
+        item = items.get(question_id) or starting_difficulty(asked.label)
+        topic_key: Key = (user_id, TOPIC, asked.topic)
+        specialty_key: Key = (user_id, SPECIALTY, asked.specialty)
+        topic, specialty, item = answer_steps(people.get(topic_key) or belief(topic_key),
+                                              people.get(specialty_key) or belief(specialty_key), item, answer.right)
+        people[topic_key], people[specialty_key], items[question_id] = topic, specialty, item
+        moved_people[topic_key], moved_people[specialty_key] = (topic, at), (specialty, at)
+        moved_items[question_id] = (item, at)
     await connection.executemany(
         """INSERT INTO abilities (user_id, scope, name, ability, variance, answers, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 import random
 
-from bot.learner.ability import NEWTON_STEPS, PRIOR, Estimate, logistic, update, update_person
+from bot.learner.ability import (NEWTON_STEPS, PRIOR, Estimate, answer_steps, logistic, update, update_person, widen,
+                                 widened_variance)
 from bot.learner.items import starting_difficulty
 
 
@@ -55,3 +56,28 @@ def test_long_runs_of_answers_stay_equal() -> None:
         ours[name], items[label] = update(ours[name], items[label], right)
         theirs[name], their_items[label] = plain_update(theirs[name], their_items[label], right)
         assert ours == theirs and items == their_items
+
+
+def _bits(estimate: Estimate) -> tuple[str, str, int]:
+    """A belief's figures to the last bit (a -0.0 where 0.0 was would show here, not under ==)."""
+    return estimate.value.hex(), estimate.variance.hex(), estimate.answers
+
+
+def test_one_answers_three_steps_in_one_call_are_update_and_update_person_to_the_bit() -> None:
+    """The store moves a topic, a specialty and the item per answer in one call: the plain forms' figures."""
+    rng = random.Random(2028)
+    for _ in range(20_000):
+        topic, specialty, item = (_belief(rng, rng.choice((1.0, 4.0, 40.0))) for _ in range(3))
+        right = rng.random() < 0.5
+        moved = answer_steps(topic, specialty, item, right)
+        plain_topic, plain_item = plain_update(topic, item, right)
+        plain_specialty = plain_step(specialty, 1.0, item.value, item.variance, right)
+        assert [_bits(belief) for belief in moved] == [_bits(plain_topic), _bits(plain_specialty), _bits(plain_item)]
+
+
+def test_widened_variance_is_what_widen_gives() -> None:
+    rng = random.Random(7)
+    for _ in range(5_000):
+        belief = _belief(rng, 4.0)
+        days = rng.choice((0.0, -1.0, rng.uniform(0, 3), rng.uniform(0, 2_000)))
+        assert widened_variance(belief.variance, days).hex() == widen(belief, days).variance.hex()
