@@ -21,8 +21,8 @@ against `Scheduler.review_card` over thousands of random cards).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from fsrs import Rating, Scheduler, State
 
@@ -33,9 +33,9 @@ SM2_START_EASE = 2.5
 SM2_MIN_EASE = 1.3
 
 
-@dataclass(frozen=True)
-class ReviewCard:
-    """One user's schedule for one question; times are epoch seconds (UTC)."""
+class ReviewCard(NamedTuple):
+    """One user's schedule for one question; times are epoch seconds (UTC). A named tuple (immutable,
+    made in a third of a frozen dataclass's time): every missed answer of a burst reads and writes one."""
 
     stability: float  # days until recall falls to 90%
     difficulty: float  # FSRS's 1 (easy) .. 10 (hard)
@@ -70,6 +70,7 @@ def _microseconds(epoch: float) -> int:
 
 _STABILITY_MIN, _DIFFICULTY_MIN, _DIFFICULTY_MAX, _MAX_INTERVAL_DAYS = 0.001, 1.0, 10.0, 36500
 _STATES = frozenset(state.value for state in State)
+_AGAIN, _GOOD, _REVIEW = int(Rating.Again), int(Rating.Good), State.Review.value  # enum lookups, once
 
 
 class _Formulas:
@@ -91,6 +92,8 @@ class _Formulas:
         self.short_term = {rating: math.e ** (w[17] * (rating - 3 + w[18])) for rating in (again, good)}
         self.forget_short = math.e ** (w[17] * w[18])
         self.recall_base = math.e ** (w[8])
+        self.first_interval_us = self.interval_days(self.first_stability) * _US_PER_DAY  # every first miss's
+        self.first_card = (float(self.first_stability), float(self.first_difficulty))
 
     def difficulty(self, difficulty: float, rating: int) -> float:
         moved = difficulty + (10.0 - difficulty) * self.delta[rating] / 9.0
@@ -98,7 +101,7 @@ class _Formulas:
 
     def stability_same_day(self, stability: float, rating: int) -> float:
         increase = self.short_term[rating] * (stability ** -self.w[19])
-        if rating != Rating.Again:
+        if rating != _AGAIN:
             increase = max(increase, 1.0)
         return max(stability * increase, _STABILITY_MIN)
 
@@ -106,7 +109,7 @@ class _Formulas:
         """After a gap of whole days (None: never reviewed, recall counted as 0)."""
         w = self.w
         recall = 0 if elapsed_days is None else (1 + self.factor * max(0, elapsed_days) / stability) ** self.decay
-        if rating == Rating.Again:
+        if rating == _AGAIN:
             long_term = (w[11] * (difficulty ** -w[12]) * (((stability + 1) ** (w[13])) - 1)
                          * (math.e ** ((1 - recall) * w[14])))
             moved = min(long_term, stability / self.forget_short)
@@ -135,22 +138,22 @@ def schedule(card: ReviewCard | None, correct: bool, now: float,
         return None
     formulas = _formulas(retention)
     at = _microseconds(now)
-    if card is None:
-        stability, difficulty = formulas.first_stability, formulas.first_difficulty
+    if card is None:  # a first miss: the same card at every instant, but for its dates
+        return ReviewCard(formulas.first_card[0], formulas.first_card[1],
+                          (at + formulas.first_interval_us) / _US_PER_S, 1, now, 0, _REVIEW)
+    if card.state not in _STATES:
+        raise ValueError(f"unknown card state {card.state}")
+    rating = _GOOD if correct else _AGAIN
+    days = None if card.last_reviewed_at is None else (at - _microseconds(card.last_reviewed_at)) // _US_PER_DAY
+    if days is not None and days < 1:
+        stability = formulas.stability_same_day(card.stability, rating)
     else:
-        if card.state not in _STATES:
-            raise ValueError(f"unknown card state {card.state}")
-        rating = int(Rating.Good if correct else Rating.Again)
-        days = None if card.last_reviewed_at is None else (at - _microseconds(card.last_reviewed_at)) // _US_PER_DAY
-        if days is not None and days < 1:
-            stability = formulas.stability_same_day(card.stability, rating)
-        else:
-            stability = formulas.stability(card.difficulty, card.stability, days, rating)
-        difficulty = formulas.difficulty(card.difficulty, rating)
+        stability = formulas.stability(card.difficulty, card.stability, days, rating)
+    difficulty = formulas.difficulty(card.difficulty, rating)
     due_at = (at + formulas.interval_days(stability) * _US_PER_DAY) / _US_PER_S  # as datetime.timestamp() divides
-    lapses = (card.lapses if card else 0) + (0 if correct else 1)
-    repetitions = (card.repetitions + 1 if card else 1) if correct else 0
-    return ReviewCard(float(stability), float(difficulty), due_at, lapses, now, repetitions, State.Review.value)
+    repetitions = card.repetitions + 1 if correct else 0
+    return ReviewCard(float(stability), float(difficulty), due_at, card.lapses + (0 if correct else 1), now,
+                      repetitions, _REVIEW)
 
 
 def from_sm2(repetitions: int, interval_days: float, ease: float, due_at: float, lapses: int,

@@ -10,7 +10,7 @@ say how it moved.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from bot.learner.ability import PRIOR, Estimate, answer_steps, widened_variance
 from bot.learner.analysis import AnswerRow
@@ -22,10 +22,10 @@ DAY_S = 86_400.0
 TOPIC, SPECIALTY = "topic", "specialty"
 
 
-@dataclass(frozen=True)
-class LearnerAnswer:
+class LearnerAnswer(NamedTuple):
     """One first-sight answer (an interview's or a daily question's) as the learner model sees it; reviews
-    never come here (bot/interview/engine: a question seen after its explanation measures nothing)."""
+    never come here (bot/interview/engine: a question seen after its explanation measures nothing).
+    A named tuple: a burst of daily answers makes one per answer inside its write transaction."""
 
     user_id: int
     item: Item

@@ -10,8 +10,7 @@ written back as FSRS at its next answer.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from bot.review.cards import DEFAULT_RETENTION, ReviewCard, from_sm2, schedule
 from bot.store.database import Database, Transaction, placeholders
@@ -42,8 +41,9 @@ async def record_review(connection: Transaction, user_id: int, question_id: str,
     await record_reviews(connection, [ReviewAnswer(user_id, question_id, correct, latency_ms, now)], retention)
 
 
-@dataclass(frozen=True)
-class ReviewAnswer:
+class ReviewAnswer(NamedTuple):
+    """One answer as its review card sees it (a named tuple: a burst makes one per answer)."""
+
     user_id: int
     question_id: str
     correct: bool
