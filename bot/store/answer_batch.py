@@ -113,17 +113,21 @@ class AnswerWriter:
                 verdicts.append(None)
                 accepted.append(pending)
         written = await _insert_new(connection, accepted)
-        for index, pending in enumerate(batch):
-            if verdicts[index] is None and (pending.answer.asked_id, pending.answer.user_id) not in written:
-                verdicts[index] = AlreadyAnswered(f"asked {pending.answer.asked_id}, user {pending.answer.user_id}")
-        accepted = [p for p in accepted if (p.answer.asked_id, p.answer.user_id) in written]
-        counts = await _answers_to(connection, {p.answer.asked_id for p in batch})
-        await record_reviews(connection, [ReviewAnswer(p.answer.user_id, p.question_id, p.answer.correct,
-                                                       p.answer.latency_ms, p.answer.answered_at)
-                                          for p in accepted], self.retention)
-        await record_answers(connection, [LearnerAnswer(p.answer.user_id, p.item, p.answer.correct,
-                                                        p.answer.answered_at)
-                                          for p in accepted if p.item is not None])
+        for index, key in enumerate(keys):
+            if verdicts[index] is None and key not in written:
+                verdicts[index] = AlreadyAnswered(f"asked {key[0]}, user {key[1]}")
+        counts = await _answers_to(connection, {asked for asked, _ in keys})
+        reviews: list[ReviewAnswer] = []  # one pass over the written answers makes both steps' records
+        learned: list[LearnerAnswer] = []
+        for pending in accepted:
+            answer = pending.answer
+            if (answer.asked_id, answer.user_id) in written:
+                reviews.append(ReviewAnswer(answer.user_id, pending.question_id, answer.correct, answer.latency_ms,
+                                            answer.answered_at))
+                if pending.item is not None:
+                    learned.append(LearnerAnswer(answer.user_id, pending.item, answer.correct, answer.answered_at))
+        await record_reviews(connection, reviews, self.retention)
+        await record_answers(connection, learned)
         return verdicts, counts
 
 

@@ -92,7 +92,7 @@ async def record_answers(connection: Transaction, answers: list[LearnerAnswer]) 
            VALUES (?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (user_id, scope, name) DO UPDATE SET ability = excluded.ability,
                variance = excluded.variance, answers = excluded.answers, updated_at = excluded.updated_at""",
-        [(*key, belief.value, belief.variance, belief.answers, at) for key, (belief, at) in moved_people.items()])
+        [(*key, *belief, at) for key, (belief, at) in moved_people.items()])  # a belief: value, variance, answers
     await connection.executemany(
         """INSERT INTO ability_weeks (user_id, topic, week_start, ability, variance) VALUES (?, ?, ?, ?, ?)
            ON CONFLICT (user_id, topic, week_start) DO UPDATE SET ability = excluded.ability,
@@ -104,8 +104,7 @@ async def record_answers(connection: Transaction, answers: list[LearnerAnswer]) 
            VALUES (?, ?, ?, ?, ?)
            ON CONFLICT (question_id) DO UPDATE SET difficulty = excluded.difficulty,
                variance = excluded.variance, answers = excluded.answers, updated_at = excluded.updated_at""",
-        [(question_id, item.value, item.variance, item.answers, at)
-         for question_id, (item, at) in moved_items.items()])
+        [(question_id, *item, at) for question_id, (item, at) in moved_items.items()])
     return {key: belief for key, (belief, _) in moved_people.items()}
 
 
