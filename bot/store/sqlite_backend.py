@@ -38,6 +38,7 @@ from bot.store.sqlite_writer import LoopWriter, NotHere
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+Here = TypeVar("Here", LoopReader, LoopWriter)
 MAX_SHARED = 64  # bodies in one shared call: a bound on how long the first of them waits for its COMMIT
 SLOW_REMEMBERED = 1_000  # SQL texts found over budget, sent straight to aiosqlite's thread from then on
 
@@ -233,19 +234,25 @@ class SQLiteDatabase(Database):
         return await self.connection._execute(work, self.connection._conn, argument)
 
     def _first_writer(self) -> LoopWriter:
-        """The loop's write connection, opened on the file this store opened (one replaced since is not
-        written through it)."""
-        try:
-            writer = LoopWriter(self.path)
-        except sqlite3.Error:
+        """The loop's write connection (`_open_here`); writes stay on aiosqlite's thread without one."""
+        writer = self._writer = self._open_here(LoopWriter)
+        if writer is None:
             self._writing_here = False
-            raise
-        if self._file_identity() != self._identity:
-            writer.close()
-            self._writing_here = False
-            raise NotHere("the store file changed: writes stay on aiosqlite's thread")
-        self._writer = writer
+            raise NotHere("no write connection on the event loop: writes stay on aiosqlite's thread")
         return writer
+
+    def _open_here(self, kind: Callable[[Path], Here]) -> Here | None:
+        """One of the event loop's own connections (LoopReader, LoopWriter), opened on the file this store
+        opened; None when it cannot be opened or the file was replaced since (nothing is read from or
+        written to another file than the store's)."""
+        try:
+            opened = kind(self.path)
+        except sqlite3.Error:
+            return None
+        if self._file_identity() != self._identity:
+            opened.close()
+            return None
+        return opened
 
     async def _checkpoint(self) -> int:
         """The WAL copied back into the database file, in aiosqlite's thread (the loop's own commits do not
@@ -310,17 +317,11 @@ class SQLiteDatabase(Database):
         return list(await self.connection.execute_fetchall(sql, parameters))
 
     def _first_reader(self) -> LoopReader:
-        """The reader, opened on the file this store opened (a file replaced since is not read from)."""
-        try:
-            reader = LoopReader(self.path)
-        except sqlite3.Error:
+        """The loop's read connection (`_open_here`); reads stay on the writer's connection without one."""
+        reader = self._reader = self._open_here(LoopReader)
+        if reader is None:
             self._reading_here = False
-            raise
-        if self._file_identity() != self._identity:
-            reader.close()
-            self._reading_here = False
-            raise sqlite3.OperationalError("the store file changed: reads stay on the writer's connection")
-        self._reader = reader
+            raise sqlite3.OperationalError("no read connection on the event loop: reads stay on the writer's")
         return reader
 
     async def schema_version(self) -> int:

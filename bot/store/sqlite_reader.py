@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,24 @@ from typing import Any
 CACHED_STATEMENTS = 1024
 READ_BUDGET_S = 0.001  # CPU time a read may take on the event loop's thread before it moves to aiosqlite's
 BUDGET_CHECK_STEPS = 1_000  # SQLite VM steps between two looks at the thread's CPU clock while a read runs here
+READ_PRAGMAS = ("PRAGMA foreign_keys = ON",  # as the writer's, though a read never needs it
+                "PRAGMA query_only = ON", "PRAGMA busy_timeout = 0")
+
+
+def loop_connection(path: Path, pragmas: Iterable[str], over_budget: Callable[[], bool],
+                    steps: int) -> sqlite3.Connection:
+    """A connection for the event loop's own thread (this reader, and bot/store/sqlite_writer.py's writer):
+    rows by name, its PRAGMAs, and its budget asked every `steps` SQLite steps."""
+    connection = sqlite3.connect(path, isolation_level=None, cached_statements=CACHED_STATEMENTS)
+    try:
+        connection.row_factory = sqlite3.Row
+        for pragma in pragmas:
+            connection.execute(pragma)
+        connection.set_progress_handler(over_budget, steps)
+    except BaseException:
+        connection.close()
+        raise
+    return connection
 
 
 class LoopReader:
@@ -26,16 +45,7 @@ class LoopReader:
 
     def __init__(self, path: Path) -> None:
         self.started: float | None = None  # this thread's CPU clock when SQLite first asked during this read
-        self.connection = sqlite3.connect(path, isolation_level=None, cached_statements=CACHED_STATEMENTS)
-        try:
-            self.connection.row_factory = sqlite3.Row
-            self.connection.execute("PRAGMA foreign_keys = ON")  # as the writer's, though a read never needs it
-            self.connection.execute("PRAGMA query_only = ON")
-            self.connection.execute("PRAGMA busy_timeout = 0")
-            self.connection.set_progress_handler(self._over_budget, BUDGET_CHECK_STEPS)
-        except BaseException:
-            self.connection.close()
-            raise
+        self.connection = loop_connection(path, READ_PRAGMAS, self._over_budget, BUDGET_CHECK_STEPS)
 
     def _over_budget(self) -> bool:
         """The clock is first read when SQLite first asks (most reads by key finish before it does)."""

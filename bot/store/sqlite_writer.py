@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bot.store.sqlite_reader import CACHED_STATEMENTS
+from bot.store.sqlite_reader import loop_connection
 
 T = TypeVar("T")
 WRITE_BUDGET_S = 0.01  # CPU time a transaction may take on the event loop's thread (a batch of 8 answers: ~1 ms)
@@ -50,15 +50,7 @@ class LoopWriter:
         self.commits = 0  # since the last checkpoint
         self.every = CHECKPOINT_EVERY  # commits between two checkpoints, from the pages a commit writes
         self.cooling = 0  # transactions still to send to the thread after one over the budget
-        self.connection = sqlite3.connect(path, isolation_level=None, cached_statements=CACHED_STATEMENTS)
-        try:
-            self.connection.row_factory = sqlite3.Row
-            for pragma in PRAGMAS:
-                self.connection.execute(pragma)
-            self.connection.set_progress_handler(self._over_budget, BUDGET_CHECK_STEPS)
-        except BaseException:
-            self.connection.close()
-            raise
+        self.connection = loop_connection(path, PRAGMAS, self._over_budget, BUDGET_CHECK_STEPS)
 
     def _over_budget(self) -> bool:
         now = time.thread_time()

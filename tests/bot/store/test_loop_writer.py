@@ -13,6 +13,7 @@ import pytest
 from bot.store import Database
 from bot.store import sqlite_writer
 from bot.store.backend import Transaction
+from tests.bot.store.hand_offs import hand_offs
 
 USER = "INSERT INTO users (platform, platform_user_id, name, created_at) VALUES ('t', ?, 'N', 0)"
 LONG = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) "
@@ -24,19 +25,6 @@ async def store(tmp_path: Path):
     db = await Database.open(tmp_path / "writes.sqlite3")
     yield db
     await db.close()
-
-
-def hand_offs(db) -> list[str]:
-    """Every call handed to aiosqlite's thread from now on, by function name."""
-    calls: list[str] = []
-    execute = db.connection._execute
-
-    async def counted(function, *args, **kwargs):
-        calls.append(getattr(function, "__name__", "call"))
-        return await execute(function, *args, **kwargs)
-
-    db.connection._execute = counted
-    return calls
 
 
 async def names(db) -> list[str]:

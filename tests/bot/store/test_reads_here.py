@@ -13,6 +13,7 @@ import pytest
 from bot.domain import UserRef
 from bot.store import Database
 from bot.store.people import ensure_user
+from tests.bot.store.hand_offs import hand_offs
 
 LONG_READ = """WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000000)
                SELECT count(*) FROM n"""
@@ -23,19 +24,6 @@ async def store(tmp_path: Path):
     db = await Database.open(tmp_path / "reads.sqlite3")
     yield db
     await db.close()
-
-
-def hand_offs(db) -> list[str]:
-    """Every call handed to aiosqlite's thread from now on, by function name."""
-    calls: list[str] = []
-    execute = db.connection._execute
-
-    async def counted(function, *args, **kwargs):
-        calls.append(getattr(function, "__name__", "call"))
-        return await execute(function, *args, **kwargs)
-
-    db.connection._execute = counted
-    return calls
 
 
 async def test_a_read_by_key_sees_the_committed_write_without_a_hand_off(store) -> None:
