@@ -70,12 +70,11 @@ def _drive(transaction: Transaction, body: Callable[[Transaction], Awaitable[T]]
     raise RuntimeError("a one-call transaction awaited something other than its own statements")
 
 
-def _run_to_the_end(connection: sqlite3.Connection, body: Callable[[Transaction], Awaitable[T]],
-                    before_commit: Check = None) -> T:
-    """BEGIN IMMEDIATE, the body, COMMIT (ROLLBACK on any error)."""
+def _immediate(connection: sqlite3.Connection, run: Callable[[], T], before_commit: Check) -> T:
+    """BEGIN IMMEDIATE, `run`, the check, COMMIT (ROLLBACK on any error)."""
     connection.execute("BEGIN IMMEDIATE")
     try:
-        result = _drive(DirectTransaction(connection), body)
+        result = run()
         if before_commit is not None:
             before_commit()
     except BaseException:
@@ -83,6 +82,12 @@ def _run_to_the_end(connection: sqlite3.Connection, body: Callable[[Transaction]
         raise
     connection.execute("COMMIT")
     return result
+
+
+def _run_to_the_end(connection: sqlite3.Connection, body: Callable[[Transaction], Awaitable[T]],
+                    before_commit: Check = None) -> T:
+    """BEGIN IMMEDIATE, the body, COMMIT (ROLLBACK on any error)."""
+    return _immediate(connection, lambda: _drive(DirectTransaction(connection), body), before_commit)
 
 
 def _run_each_to_the_end(connection: sqlite3.Connection, bodies: list[Body],
@@ -94,8 +99,8 @@ def _run_each_to_the_end(connection: sqlite3.Connection, bodies: list[Body],
     body's statements alone, as if it ran alone); running a body again after its rollback is what
     `Database.in_one_call` allows (PostgreSQL reruns one given up to a deadlock)."""
     transaction = DirectTransaction(connection)
-    connection.execute("BEGIN IMMEDIATE")
-    try:
+
+    def run_all() -> list[Outcome]:
         connection.execute("SAVEPOINT shared_calls")
         try:
             outcomes: list[Outcome] = [(True, _drive(transaction, body)) for body in bodies]
@@ -103,13 +108,9 @@ def _run_each_to_the_end(connection: sqlite3.Connection, bodies: list[Body],
             connection.execute("ROLLBACK TO shared_calls")
             outcomes = [_run_alone(connection, transaction, body) for body in bodies]
         connection.execute("RELEASE shared_calls")
-        if before_commit is not None:
-            before_commit()
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
-    connection.execute("COMMIT")
-    return outcomes
+        return outcomes
+
+    return _immediate(connection, run_all, before_commit)
 
 
 def _run_alone(connection: sqlite3.Connection, transaction: Transaction, body: Body) -> Outcome:
