@@ -30,3 +30,4 @@ DECK_NAME_MAX = 32  # a deck's name: 1-32 of a-z, 0-9, _ and -, lower-cased (it 
 DECK_PROBLEMS_SHOWN = 10  # problems listed in the reply before "and K more"
 DECK_KEPT_AFTER_LEFT_S = 30 * 86400  # a chat that removed the bot keeps its decks this long
 DECK_LIVE_AT_MOST_S = 8 * 86400  # how recent an open deck question must be to keep its removed deck (reveals: <= 48 h)
+DECK_REMOVAL_GRACE_S = 120  # a removed deck's row outlives the removal by this much at least (a post being made from it)

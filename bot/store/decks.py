@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.limits import DECK_LIVE_AT_MOST_S
+from bot.limits import DECK_LIVE_AT_MOST_S, DECK_REMOVAL_GRACE_S
 from bot.store.backend import Row, Transaction
 from bot.store.database import Database
 
@@ -169,9 +169,10 @@ async def save_deck(db: Database, chat_id: int, name: str, questions: str, count
 async def delete_deck(db: Database, deck_id: int, version: int | None, now: float) -> DeckRow | None:
     """Remove a deck (only at `version`, when given: a confirmation given for one upload never removes the
     next); a daily question set to its topic goes back to every topic. None when nothing was removed.
-    Asked questions and answers stay: boards keep counting them. The row goes at once when nothing of it
-    is live; otherwise it is marked removed (version + 1, so every worker's cache sees it) and `sweep`
-    deletes it once its last live question closes."""
+    Asked questions and answers stay: boards keep counting them. The row is marked removed (version + 1,
+    so every worker's cache sees it) and `sweep` deletes it once DECK_REMOVAL_GRACE_S went by and nothing
+    of it is live: a daily post another worker was creating from it as the removal committed (its deck
+    read a moment before) is live by then, and keeps what its reveal needs."""
     async with db.transaction() as connection:
         found = await connection.fetch_one("SELECT chat_id FROM decks WHERE id = ?", (deck_id,))
         if found is None:
@@ -180,12 +181,9 @@ async def delete_deck(db: Database, deck_id: int, version: int | None, now: floa
         row = await connection.fetch_one(f"SELECT {_COLUMNS} FROM decks WHERE id = ? AND {_LIVE}", (deck_id,))
         if row is None or (version is not None and int(row[3]) != version):
             return None
-        if not await live_question_ids(connection, deck_id, now):
-            await _delete(connection, [deck_id])
-        else:
-            await connection.execute("UPDATE subscriptions SET topic = NULL WHERE topic = ?", (f"deck.{deck_id}",))
-            await connection.execute("UPDATE decks SET removed_at = ?, version = version + 1 WHERE id = ?",
-                                     (now, deck_id))
+        await connection.execute("UPDATE subscriptions SET topic = NULL WHERE topic = ?", (f"deck.{deck_id}",))
+        await connection.execute("UPDATE decks SET removed_at = ?, version = version + 1 WHERE id = ?",
+                                 (now, deck_id))
     return _deck(row)
 
 
@@ -210,6 +208,8 @@ async def sweep(db: Database, deck_id: int, now: float, retired: str | None, ver
         if row is None:
             return False
         if row[0] is not None:
+            if float(row[0]) > now - DECK_REMOVAL_GRACE_S:
+                return False
             if not await live_question_ids(connection, deck_id, now):
                 await _delete(connection, [deck_id])
                 return True

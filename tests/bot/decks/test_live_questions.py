@@ -13,7 +13,7 @@ import pytest
 
 from bot.core import Core, UserError
 from bot.domain import InterviewFilters, UserRef
-from bot.limits import DECK_LIVE_AT_MOST_S
+from bot.limits import DECK_LIVE_AT_MOST_S, DECK_REMOVAL_GRACE_S
 from bot.store import decks as deck_store
 from bot.store.interviews import get_asked
 from bot.store.review import due_questions
@@ -77,10 +77,15 @@ async def test_the_open_daily_question_is_revealed_and_counted_after_its_deck_is
     assert await deck_store.deck_by_id(core.db, 1) is None, "deleted once its last live question was revealed"
 
 
-async def test_a_removal_with_nothing_live_deletes_at_once_and_says_nothing_more(core, port) -> None:
+async def test_a_removal_with_nothing_live_leaves_the_chat_at_once_and_the_store_after_the_grace(core, clock,
+                                                                                                port) -> None:
     await add(core, EXPLAINED)
     confirmed = await remove(core)
     assert confirmed.strip() == "Deck `week` is removed.", confirmed
+    kept = await deck_store.deck_by_id(core.db, 1)
+    assert kept is not None and kept.removed_at is not None, "hidden at once, the row kept through the grace"
+    clock.advance(DECK_REMOVAL_GRACE_S + 1)
+    await core.tick()
     assert await deck_store.deck_by_id(core.db, 1) is None
 
 
@@ -103,6 +108,7 @@ async def test_a_quiz_question_live_when_its_deck_is_removed_closes_with_its_ans
     assert any("Quiz stopped after 1 of 3" in text for text in after), after
     assert sum(1 for text in after if "?" in text and "Quiz" not in text) <= 1, "nothing new asked"
     assert await points(core, BO) > 0
+    clock.advance(DECK_REMOVAL_GRACE_S)
     await core.tick()
     assert await deck_store.deck_by_id(core.db, 1) is None
 

@@ -13,6 +13,7 @@ from bot.decks.codec import encode
 from bot.decks.library import Library
 from bot.decks.parse import parse_deck
 from bot.domain import ChatRef, InterviewFilters, UserRef
+from bot.limits import DECK_REMOVAL_GRACE_S
 from bot.store import Database
 from bot.store import decks as store
 from bot.store.daily import create_post, get_subscription, save_subscription
@@ -172,7 +173,23 @@ async def test_a_removal_keeps_the_row_only_while_a_question_of_it_is_live(db: D
     async with db.transaction() as connection:
         await finish_interview(connection, interview, "stopped", now)
     assert await store.live_question_ids(db, deck.id, now) == set(), "a stopped interview's question is not live"
-    assert await store.sweep(db, deck.id, now, None, kept.version) and await store.deck_by_id(db, deck.id) is None
+    assert not await store.sweep(db, deck.id, now, None, kept.version), "kept through the removal's grace"
+    later = now + DECK_REMOVAL_GRACE_S
+    assert await store.sweep(db, deck.id, later, None, kept.version) and await store.deck_by_id(db, deck.id) is None
+
+
+async def test_a_post_made_from_a_deck_as_it_was_removed_keeps_the_deck_for_its_reveal(db: Database) -> None:
+    """Another worker read the deck a moment before the removal committed and posts its question just after:
+    with nothing live at the removal, the deck must still be there for that post's reveal."""
+    chat = await group(db)
+    deck, _ = await store.save_deck(db, chat, "week", QUESTIONS, 3, None, "", 0.0, 20)
+    removed = await store.delete_deck(db, deck.id, None, 100.0)
+    assert removed is not None and await store.live_question_ids(db, deck.id, 100.0) == set()
+    post = await create_post(db, chat, f"deck.{deck.id}.a", (0, 1), "manual", "d0", 100.5 + 3600, 100.5)
+    assert post is not None
+    later = 100.0 + DECK_REMOVAL_GRACE_S + 1
+    assert not await store.sweep(db, deck.id, later, None, removed.version + 1), "its post is still open"
+    assert await store.deck_by_id(db, deck.id) is not None
 
 
 async def test_the_sweep_leaves_a_removed_name_uploaded_again(db: Database) -> None:
