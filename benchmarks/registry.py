@@ -29,8 +29,11 @@ MODULES: tuple[str, ...] = (
 
 # The quick run's lanes (benchmarks/lanes.py): the lanes run side by side, each one benchmark after another.
 # The paced benchmarks wait on real time (rate limits, timers) and use a fifth of a core each, so they run
-# beside the CPU-bound ones; docs/benchmarks.md has the measurements behind this layout. A benchmark no
-# lane lists runs in a lane of its own. The full run is sequential, in MODULES' order.
+# beside the CPU-bound ones; docs/benchmarks.md has the measurements behind this layout. webhook_workers
+# (eight worker processes and PostgreSQL) comes last in its lane: beside broadcast and storm's posting it
+# took their verdicts (rate 0.847, reply p95 2.7 s); adaptive after flood, not before, as it then ran
+# beside webhook_workers longer. A benchmark no lane lists runs in a lane of its own. The full run is
+# sequential, in MODULES' order.
 QUICK_LANES: tuple[tuple[str, ...], ...] = (
     ("answer_burst", "store", "leaderboard", "bank", "footprint", "progress", "webhook_workers"),
     ("broadcast", "flood", "adaptive"),
