@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
 import random
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -20,8 +22,11 @@ from bot.store import Database
 from tests.postgres import PostgresServer, find_bin
 
 FIXTURE_BANK = Path(__file__).parent / "fixtures" / "bank"
-# The tests' validated-file cache lives in their own folder (and their subprocesses inherit it).
-os.environ.setdefault("INTERVIEW_BOT_BANK_CACHE", tempfile.mkdtemp(prefix="interview-bot-bank-cache-"))
+# The tests' validated-file cache lives in their own folder (and their subprocesses inherit it), removed
+# when the run ends (a folder a run was given stays the giver's).
+if "INTERVIEW_BOT_BANK_CACHE" not in os.environ:
+    os.environ["INTERVIEW_BOT_BANK_CACHE"] = tempfile.mkdtemp(prefix="interview-bot-bank-cache-")
+    atexit.register(shutil.rmtree, os.environ["INTERVIEW_BOT_BANK_CACHE"], True)
 
 
 @pytest.fixture(scope="session")
