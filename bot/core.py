@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from bot.bank import BankError, load_bank
 from bot.bank.loader import Bank
-from bot.caller import Caller, resolve, side_by_side
-from bot.daily.answer import DailyAnswer
+from bot.caller import Caller, resolve
 from bot.daily.service import DailyService
 from bot.decks.library import Library
+from bot.answering import AnswerDoors
 from bot.decks.doors import DeckDoors
 from bot.forgetting import ForgetDoors
-from bot.decks.service import REMOVE_PREFIX, DeckService
+from bot.decks.service import DeckService
 from bot.domain import LETTERS, SENIORITIES, ChatRef, InterviewFilters, Report, UserRef
 from bot.errors import AnswerRefused, UserError
 from bot.interview.engine import AnswerResult, InterviewEngine
@@ -31,7 +30,7 @@ from bot.interview.holders import this_process
 from bot.interview.service import InterviewService
 from bot.quiz.service import DEFAULT_COUNT, DEFAULT_SECONDS, QuizService
 from bot.asking.view import topic_label
-from bot.metrics import count_answer, count_interview
+from bot.metrics import count_interview
 from bot.port import DeliveryPort
 from bot.progress.chart import close_chart_worker
 from bot.progress.service import ProgressService
@@ -42,8 +41,6 @@ from bot.schedule.clock import Clock, SystemClock
 from bot.schedule.timer import Timer, shared_scheduler
 from bot.scores.boards import Period
 from bot.scores.service import ScoresService
-from bot.store import interviews as records
-from bot.store import polls
 from bot.store.backend import is_store_failure
 from bot.store.database import Database
 from bot.store.people import move_chat, set_chat_language, set_user_language
@@ -52,7 +49,6 @@ from bot.text.messages import CommandHint, Message, Paragraph
 from bot.text.control import strip_control
 from bot.text.plaintext import render_plain
 from bot.text.units import counted
-from bot.tokens import FORGET_TOKEN, parse_answer_token
 
 log = logging.getLogger(__name__)
 # What an adapter needs besides the facade: the neutral values it builds calls from and renders.
@@ -61,9 +57,10 @@ __all__ = ["LETTERS", "SENIORITIES", "AnswerRefused", "BankError", "ChatRef", "C
            "is_store_failure", "language_from_locale", "render_plain", "strip_control", "t", "this_process"]
 
 
-class Core(DeckDoors, ForgetDoors):
-    """Use cases for every adapter; state lives in the store, never here. Group decks' doors and /forget's
-    are bot/decks/doors.py's and bot/forgetting.py's."""
+class Core(AnswerDoors, DeckDoors, ForgetDoors):
+    """Use cases for every adapter; state lives in the store, never here. The answers' doors (clicks and
+    poll votes), group decks' and /forget's are bot/answering.py's, bot/decks/doors.py's and
+    bot/forgetting.py's."""
 
     def __init__(self, db: Database, bank: Bank, clock: Clock | None = None, rng: random.Random | None = None,
                  *, scheduled: bool = True, review_retention: float = DEFAULT_RETENTION) -> None:
@@ -156,16 +153,6 @@ class Core(DeckDoors, ForgetDoors):
         """The records and language of one event, resolved once."""
         return await resolve(self.db, self.clock.now(), user, chat)
 
-    async def _post_caller(self, user: UserRef, chat: ChatRef, asked_id: int) -> Caller:
-        """The caller of a click on a remembered daily post, its chat's record read at most once a moment
-        for all the post's clicks (bot/daily/open_posts.py)."""
-        now, posts = self.clock.now(), self.daily.open_posts
-        record = posts.chat(asked_id, chat, now)
-        caller = await resolve(self.db, now, user, chat, chat_record=record)
-        if record is None and caller.chat is not None:
-            posts.remember_chat(asked_id, chat, caller.chat, now)
-        return caller
-
     async def move_chat(self, platform: str, old_id: str, new_id: str) -> None:
         """The platform gave a chat a new id; everything the store holds for it follows (records merge)."""
         self.daily.open_posts.forget_chat()
@@ -253,60 +240,6 @@ class Core(DeckDoors, ForgetDoors):
         await self.decks.ready_overdue()  # a timed interview on a group deck this worker has not loaded
         return await self.interviews.expire()
 
-    async def posted(self, asked_id: int, ref: str) -> None:
-        """Where an adapter posted a question, so that deadlines and reveals can edit it later."""
-        await records.set_message_ref(self.db, asked_id, ref)
-
-    async def click(self, user: UserRef, chat: ChatRef, token: str, message_ref: str | None = None,
-                    holder: str | None = None) -> ClickReply:
-        """A button press: an interview answer or a daily answer; a refusal pop-up records nothing.
-
-        The token is parsed and its asked question read once here; it counts only where it was asked: in
-        its chat, and (when the adapter says which message was clicked) on the message it was posted as."""
-        if token == FORGET_TOKEN:
-            return await self._forget_click(user)
-        if token.startswith(REMOVE_PREFIX):
-            return await self.decks.remove_click(await self.caller(user, chat), token)
-        parsed = parse_answer_token(token)
-        known = self.daily.open_posts.get(parsed.asked_id, self.clock.now()) if parsed else None
-        if parsed is None:
-            caller, (asked, posted) = await self.caller(user, chat), (None, None)
-        elif known is not None:  # a sent daily post, remembered since an earlier click (bot/daily/open_posts.py)
-            caller, asked, posted = await self._post_caller(user, chat, parsed.asked_id), known.asked, known.message_ref
-        else:  # side by side: with the database a network away each read is a round trip on the click's path
-            caller, (asked, posted) = await side_by_side(self.db, self.caller(user, chat),
-                                                         records.get_asked_and_ref(self.db, parsed.asked_id))
-        if asked is not None:
-            await self.library.ready_ids([asked.question_id])  # a group deck's question: its deck, loaded here
-        try:
-            if parsed is None or asked is None:
-                raise AnswerRefused("unknown")
-            if message_ref is not None and caller.chat is not None and caller.chat.id == asked.chat_id:
-                if posted is not None and posted != message_ref:  # (another chat: the services say so)
-                    raise AnswerRefused("wrong_message")
-            if asked.interview_id is not None:
-                reply = await self.interviews.answer(caller, asked, parsed.letter, holder)
-                if reply.refused is None:
-                    count_answer(user.platform, "interview")
-                return reply
-            try:
-                answer = await self.daily.answer(caller, asked, parsed.letter, posted)
-            except AnswerRefused as refused:
-                if refused.reason != "unknown":
-                    raise
-                # not a daily post's: a quiz round's, or "unknown" from the quiz too (the same refusal)
-                scored = await self.quiz.answer(caller, asked, parsed.letter)
-                count_answer(user.platform, "quiz")
-                return ClickReply(t(caller.language, "quiz.correct" if scored.correct else "quiz.wrong",
-                                    points=scored.points), correct=scored.correct)
-            count_answer(user.platform, "daily")
-        except AnswerRefused as refused:
-            log.info("click refused (%s): user %s:%s chat %s token %r", refused.reason, user.platform,
-                     user.platform_id, chat.platform_id, token[:64])
-            return ClickReply(t(caller.language, refused.message_key), alert=True, refused=refused.reason)
-        return ClickReply(t(caller.language, "daily.right" if answer.correct else "daily.wrong"),
-                          counter=(answer.asked_id, answer.answered), correct=answer.correct)
-
     async def start_quiz(self, user: UserRef, chat: ChatRef, topic: str | None = None, count: int = DEFAULT_COUNT,
                          seconds: int = DEFAULT_SECONDS, difficulty: int | None = None) -> Message:
         """/quiz in a group (`topic` may be its `deck:NAME`): a live round starts at once; UserError otherwise."""
@@ -317,33 +250,6 @@ class Core(DeckDoors, ForgetDoors):
         """/quiz stop: the round's starter or an administrator ends it; UserError otherwise."""
         caller = await self.caller(user, chat)
         return self.text(caller.language, await self.quiz.stop(caller, is_admin))
-
-    async def poll_seen(self, platform: str, poll_ref: str, question: str, options: Sequence[str]) -> bool:
-        """The platform showed the state of one of the bot's polls: if it is a poll whose send outcome was
-        unknown, it is linked to its post now and the votes that waited for it count."""
-        return await self.daily.poll_seen(platform, poll_ref, question, options)
-
-    async def poll_answer(self, user: UserRef, poll_ref: str, option_ids: Sequence[int]) -> DailyAnswer | None:
-        """A vote in a quiz poll the bot posted (`poll_ref`: the platform's poll id; `option_ids`: positions as
-        shown): the same answer a button click records. None when nothing was recorded: a retracted vote, a
-        poll the bot did not post, a closed question, a second answer. Nobody is told (a poll shows its own)."""
-        try:
-            asked_id = await polls.asked_of_poll(self.db, user.platform, poll_ref)
-            if asked_id is not None and await self.quiz.owns(asked_id):
-                await self.quiz.poll_vote(user, asked_id, option_ids)
-                count_answer(user.platform, "quiz")
-                return None
-            answer = await self.daily.poll_answer(user, poll_ref, option_ids)
-        except AnswerRefused as refused:
-            log.info("poll answer refused (%s): user %s:%s poll %r", refused.reason, user.platform, user.platform_id,
-                     poll_ref[:64])
-            return None
-        if answer is None:
-            log.info("poll answer ignored: user %s:%s poll %r options %s", user.platform, user.platform_id,
-                     poll_ref[:64], list(option_ids)[:12])
-        else:
-            count_answer(user.platform, "daily")  # a vote is a daily answer, as a click is
-        return answer
 
     # --- the daily question and boards -------------------------------------------------------------
 
