@@ -89,9 +89,8 @@ class AnswerWriter:
                       batch: list[_Pending]) -> tuple[list[BaseException | None], dict[int, int]]:
         """Inside the transaction, touching nothing of the event loop (on SQLite it runs in the database's
         thread): each answer's refusal, or None once it is written with its review card and learner step;
-        and how many answers each question then holds (counted before the learner step, whose item locks
-        every batch on the same question waits for until COMMIT: on PostgreSQL its writes then go out
-        with the COMMIT).
+        and how many answers each question then holds (those read with the questions' state, plus this
+        batch's: no statement of its own).
 
         Safe beside other workers' batches (PostgreSQL): the people's key locks first (their cards and
         beliefs are read, then written; two workers recording one person's answer take turns here),
@@ -100,7 +99,7 @@ class AnswerWriter:
         NOTHING, keeps the answer another transaction wrote first."""
         keys = [(p.answer.asked_id, p.answer.user_id) for p in batch]
         await connection.lock("person", [user for _, user in keys])
-        still_open, existing = await _state_of(connection, keys)
+        still_open, existing, before = await _state_of(connection, keys)
         verdicts: list[BaseException | None] = []
         accepted: list[_Pending] = []
         for pending, key in zip(batch, keys):
@@ -116,7 +115,9 @@ class AnswerWriter:
         for index, key in enumerate(keys):
             if verdicts[index] is None and key not in written:
                 verdicts[index] = AlreadyAnswered(f"asked {key[0]}, user {key[1]}")
-        counts = await _answers_to(connection, {asked for asked, _ in keys})
+        counts = dict(before)  # each question's answers: those there before this batch, and this batch's
+        for asked, _ in written:
+            counts[asked] = counts.get(asked, 0) + 1
         reviews: list[ReviewAnswer] = []  # one pass over the written answers makes both steps' records
         learned: list[LearnerAnswer] = []
         for pending in accepted:
@@ -146,27 +147,22 @@ async def _insert_new(connection: Transaction, accepted: list[_Pending]) -> set[
     return {(int(row[0]), int(row[1])) for row in rows}
 
 
-async def _answers_to(connection: Transaction, asked_ids: set[int]) -> dict[int, int]:
-    """How many answers each of these asked questions holds, as of this transaction."""
-    ordered = sorted(asked_ids)
-    rows = await connection.fetch_all(f"""SELECT asked_id, count(*) FROM answers WHERE asked_id IN ({placeholders(ordered)})
-                                           GROUP BY asked_id""", ordered)
-    return {int(row[0]): int(row[1]) for row in rows}
-
-
-async def _state_of(connection: Transaction,
-                    keys: list[tuple[int, int]]) -> tuple[set[int], set[tuple[int, int]]]:
-    """In one query: which asked questions are still open as of this transaction (a reveal may just
-    have closed one), and which (asked question, user) pairs already hold an answer. On PostgreSQL the
-    questions' rows stay share-locked until COMMIT: a close waits for the answers being written."""
+async def _state_of(connection: Transaction, keys: list[tuple[int, int]]
+                    ) -> tuple[set[int], set[tuple[int, int]], dict[int, int]]:
+    """In one query (with the database a network away, one round trip): which asked questions are still
+    open as of this transaction (a reveal may just have closed one), which (asked question, user) pairs
+    already hold an answer, and how many answers each question holds before this batch. On PostgreSQL
+    the questions' rows stay share-locked until COMMIT: a close waits for the answers being written."""
     asked_ids = sorted({asked for asked, _ in keys})
     users = sorted({user for _, user in keys})
     rows = await connection.fetch_all(
-        f"""SELECT q.id, q.closed_at IS NULL, a.user_id FROM asked_questions q
+        f"""SELECT q.id, q.closed_at IS NULL, a.user_id, (SELECT count(*) FROM answers c WHERE c.asked_id = q.id)
+            FROM asked_questions q
             LEFT JOIN answers a ON a.asked_id = q.id AND a.user_id IN ({placeholders(users)})
             WHERE q.id IN ({placeholders(asked_ids)}) ORDER BY q.id{connection.dialect.locking("SHARE", "q")}""",
         (*users, *asked_ids),
     )
     still_open = {row[0] for row in rows if row[1]}
     wanted = set(keys)
-    return still_open, {(row[0], row[2]) for row in rows if (row[0], row[2]) in wanted}
+    return (still_open, {(row[0], row[2]) for row in rows if (row[0], row[2]) in wanted},
+            {int(row[0]): int(row[3]) for row in rows})
