@@ -215,6 +215,18 @@ def askable(bank: Bank, question_id: str) -> bool:
     return bank.askable(question_id) if isinstance(bank, Library) else question_id in bank.questions
 
 
+async def plan_as_decks_stand(bank: Bank, plan: list[str], position: int) -> tuple[list[str], bool]:
+    """An interview's plan as the group decks stand now (a replace or a removal since the plan was made):
+    its next question's deck read again, and when that question may no longer be asked, the rest readied
+    and every question that may not be asked left out; (the plan, whether it changed)."""
+    if deck_of_question(plan[position]) is not None:
+        await ready_ids(bank, plan[position:position + 1])
+    if askable(bank, plan[position]):
+        return plan, False
+    await ready_ids(bank, plan[position + 1:])
+    return plan[:position] + [qid for qid in plan[position + 1:] if askable(bank, qid)], True
+
+
 def askable_ids(bank: Bank) -> Collection[str]:
     """The question ids a review card or a plan may use (a removed deck's questions are not among them)."""
     return bank.askable_ids if isinstance(bank, Library) else bank.questions

@@ -25,7 +25,7 @@ from bot.errors import AnswerRefused, UserError
 from bot.interview.holders import held_elsewhere
 from bot.interview.report import build_report, with_levels
 from bot.asking.delivery import Delivery, shuffled_options
-from bot.decks.library import any_removed, askable, askable_ids, ready_ids
+from bot.decks.library import any_removed, askable_ids, plan_as_decks_stand
 from bot.decks.names import deck_of_question
 from bot.interview.selection import (PENDING, ended_sure, is_adaptive, most_informative,
                                      plan_interview, shortlist, sure_enough)
@@ -318,14 +318,8 @@ class InterviewEngine:
         adaptive = interview.kind == "interview" and is_adaptive(interview.filters)
         pinned_sure = interview.kind == "interview" and not adaptive and interview.filters.stop_when_sure
         following, trimmed = None, False
-        if not adaptive and position < len(plan):
-            if deck_of_question(plan[position]) is not None:
-                await ready_ids(self.bank, plan[position:position + 1])  # its group deck as stored now
-            if not askable(self.bank, plan[position]):
-                # a group deck removed, or replaced without some of them, since the plan was made: those are skipped
-                await ready_ids(self.bank, plan[position + 1:])
-                trimmed = True
-                plan = plan[:position] + [qid for qid in plan[position + 1:] if askable(self.bank, qid)]
+        if not adaptive and position < len(plan):  # a group deck's questions removed since are skipped
+            plan, trimmed = await plan_as_decks_stand(self.bank, plan, position)
             following = self.bank.questions.get(plan[position]) if position < len(plan) else None
         question = self.bank.questions[asked.question_id]
 
