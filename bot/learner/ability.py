@@ -84,20 +84,16 @@ def _newton(belief: Estimate, g_sign: float, g_squared: float, other: float, y: 
     start, spread = belief.value, belief.variance
     precision, exp = 1.0 / spread, math.exp
     x = start
-    for _ in range(NEWTON_STEPS):
+    for step in range(NEWTON_STEPS + 1):  # the last pass only gives p at the final x, for the variance
         z = g_sign * (x - other)  # p: the person's chance of a right answer, logistic(z)
         if z >= 0:
             p = 1.0 / (1.0 + exp(-z))
         else:
             e = exp(z)
             p = e / (1.0 + e)
+        if step == NEWTON_STEPS:
+            break
         x += (-(x - start) / spread + g_sign * (y - p)) / (precision + g_squared * p * (1.0 - p))
-    z = g_sign * (x - other)
-    if z >= 0:
-        p = 1.0 / (1.0 + exp(-z))
-    else:
-        e = exp(z)
-        p = e / (1.0 + e)
     return Estimate(x, 1.0 / (precision + g_squared * p * (1.0 - p)), belief.answers + 1)
 
 
