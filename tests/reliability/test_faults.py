@@ -68,8 +68,11 @@ class Bot:
         return self.application.bot_data[SERVICES]
 
     async def settle(self) -> None:
-        """Wait until every update fetched so far is fully processed (PTB marks each done at its end)."""
+        """Wait until every update fetched so far is fully processed (PTB marks each done at its end) and the
+        replies its handlers queued per chat are sent (an interview's next question goes out after the
+        handler returns, behind that chat's earlier sends and their retries)."""
         await asyncio.wait_for(self.application.update_queue.join(), 60)
+        await asyncio.wait_for(self.services.queues.join(), 60)
 
 
 @pytest.fixture
