@@ -19,14 +19,15 @@ from dataclasses import dataclass
 
 from bot.domain import RecordedAnswer
 from bot.learner.items import Item
-from bot.store.database import Database, Transaction, placeholders
+from bot.store.database import Database, Transaction, UniqueViolation, placeholders
 from bot.store.interviews import AlreadyAnswered
-from bot.store.learner import LearnerAnswer, record_answers
+from bot.store.learner import LearnerAnswer, beliefs_query, record_answers
 from bot.review.cards import DEFAULT_RETENTION
-from bot.store.review import ReviewAnswer, record_reviews
+from bot.store.review import ReviewAnswer, cards_query, record_reviews
 
 log = logging.getLogger(__name__)
 MAX_BATCH = 256
+INSERT_ATTEMPTS = 3  # a batch whose INSERT met an answer written beside it (outside the key locks) runs again
 
 
 @dataclass
@@ -78,7 +79,14 @@ class AnswerWriter:
     async def _write(self, batch: list[_Pending]) -> None:
         """The batch as one transaction (one hand-off on SQLite); its callers hear the verdicts after COMMIT."""
 
-        verdicts, counts = await self.db.in_one_call(lambda connection: self._record(connection, batch))
+        for attempt in range(1, INSERT_ATTEMPTS + 1):
+            try:
+                verdicts, counts = await self.db.in_one_call(lambda connection: self._record(connection, batch))
+                break
+            except UniqueViolation:  # an answer written between the read and the INSERT: read again
+                if attempt == INSERT_ATTEMPTS:
+                    raise
+                log.info("answer batch of %d met an answer written beside it; running it again", len(batch))
         for pending, verdict in zip(batch, verdicts):
             if verdict is not None:
                 _fail(pending, verdict)
@@ -92,14 +100,23 @@ class AnswerWriter:
         and how many answers each question then holds (those read with the questions' state, plus this
         batch's: no statement of its own).
 
-        Safe beside other workers' batches (PostgreSQL): the people's key locks first (their cards and
-        beliefs are read, then written; two workers recording one person's answer take turns here),
-        then the questions' rows FOR SHARE, so a reveal's close waits for this batch and a batch after
-        the close sees it closed; behind them the unique (question, person) key, with ON CONFLICT DO
-        NOTHING, keeps the answer another transaction wrote first."""
+        Three round trips on PostgreSQL, whatever the batch's size: the key locks (people, then items:
+        their cards and beliefs are read, then written; two workers recording one person's answer take
+        turns here); one read of everything the batch needs (the questions' state, FOR SHARE, so that a
+        reveal's close waits for this batch and a batch after the close sees it closed; the answers
+        already there; the cards; the beliefs); the writes with the COMMIT. Under the people's locks no
+        other answer of theirs can arrive between the read and the INSERT; if one did (a writer that
+        took no lock), the INSERT's unique key fails the transaction and `_write` runs the batch again."""
         keys = [(p.answer.asked_id, p.answer.user_id) for p in batch]
-        await connection.lock("person", [user for _, user in keys])
-        still_open, existing, before = await _state_of(connection, keys)
+        users = sorted({user for _, user in keys})
+        items = sorted({p.item.question_id for p in batch if p.item is not None})
+        await connection.lock("person", users)
+        await connection.lock("item", items)
+        reads = [_state_query(keys, users, connection), cards_query(users, sorted({p.question_id for p in batch}))]
+        if items:
+            reads.append(beliefs_query(users, items))
+        state, cards, *beliefs = await connection.fetch_together(reads)
+        still_open, existing, before = _state_of(state, keys)
         verdicts: list[BaseException | None] = []
         accepted: list[_Pending] = []
         for pending, key in zip(batch, keys):
@@ -111,57 +128,51 @@ class AnswerWriter:
                 existing.add(key)  # a repeat inside this batch is refused too
                 verdicts.append(None)
                 accepted.append(pending)
-        written = await _insert_new(connection, accepted)
-        for index, key in enumerate(keys):
-            if verdicts[index] is None and key not in written:
-                verdicts[index] = AlreadyAnswered(f"asked {key[0]}, user {key[1]}")
+        await _insert_new(connection, accepted)
         counts = dict(before)  # each question's answers: those there before this batch, and this batch's
-        for asked, _ in written:
-            counts[asked] = counts.get(asked, 0) + 1
-        reviews: list[ReviewAnswer] = []  # one pass over the written answers makes both steps' records
+        reviews: list[ReviewAnswer] = []  # one pass over the written answers makes all three records
         learned: list[LearnerAnswer] = []
         for pending in accepted:
             answer = pending.answer
-            if (answer.asked_id, answer.user_id) in written:
-                reviews.append(ReviewAnswer(answer.user_id, pending.question_id, answer.correct, answer.latency_ms,
-                                            answer.answered_at))
-                if pending.item is not None:
-                    learned.append(LearnerAnswer(answer.user_id, pending.item, answer.correct, answer.answered_at))
-        await record_reviews(connection, reviews, self.retention)
-        await record_answers(connection, learned)
+            counts[answer.asked_id] = counts.get(answer.asked_id, 0) + 1
+            reviews.append(ReviewAnswer(answer.user_id, pending.question_id, answer.correct, answer.latency_ms,
+                                        answer.answered_at))
+            if pending.item is not None:
+                learned.append(LearnerAnswer(answer.user_id, pending.item, answer.correct, answer.answered_at))
+        await record_reviews(connection, reviews, self.retention, cards)
+        await record_answers(connection, learned, beliefs[0] if beliefs else [])
         return verdicts, counts
 
 
-async def _insert_new(connection: Transaction, accepted: list[_Pending]) -> set[tuple[int, int]]:
-    """Insert the answers, in key order (two batches wait on each other's keys in one order, never in a
-    circle); the (asked question, user) keys actually written: one another worker wrote first is skipped."""
+async def _insert_new(connection: Transaction, accepted: list[_Pending]) -> None:
+    """Insert the answers, in key order. No ON CONFLICT: under the people's locks, after the read that
+    found none of them, a conflict means a writer outside those locks, and failing is the safe way out."""
     if not accepted:
-        return set()
+        return
     ordered = sorted((p.answer for p in accepted), key=lambda a: (a.asked_id, a.user_id))
-    rows = await connection.fetch_all(
-        f"""INSERT INTO answers (asked_id, user_id, option_index, correct, latency_ms, answered_at, points)
-            VALUES {", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * len(ordered))}
-            ON CONFLICT (asked_id, user_id) DO NOTHING RETURNING asked_id, user_id""",
-        [value for a in ordered
-         for value in (a.asked_id, a.user_id, a.option_index, int(a.correct), a.latency_ms, a.answered_at, a.points)])
-    return {(int(row[0]), int(row[1])) for row in rows}
+    await connection.executemany(
+        """INSERT INTO answers (asked_id, user_id, option_index, correct, latency_ms, answered_at, points)
+           VALUES (?, ?, ?, ?, ?, ?, ?)""",
+        [(a.asked_id, a.user_id, a.option_index, int(a.correct), a.latency_ms, a.answered_at, a.points)
+         for a in ordered])
 
 
-async def _state_of(connection: Transaction, keys: list[tuple[int, int]]
-                    ) -> tuple[set[int], set[tuple[int, int]], dict[int, int]]:
-    """In one query (with the database a network away, one round trip): which asked questions are still
-    open as of this transaction (a reveal may just have closed one), which (asked question, user) pairs
-    already hold an answer, and how many answers each question holds before this batch. On PostgreSQL
-    the questions' rows stay share-locked until COMMIT: a close waits for the answers being written."""
+def _state_query(keys: list[tuple[int, int]], users: list[int],
+                 connection: Transaction) -> tuple[str, tuple[int, ...]]:
+    """Which asked questions are still open as of this transaction (a reveal may just have closed one),
+    which (asked question, user) pairs already hold an answer, and how many answers each question holds
+    before this batch. On PostgreSQL the questions' rows stay share-locked until COMMIT: a close waits
+    for the answers being written."""
     asked_ids = sorted({asked for asked, _ in keys})
-    users = sorted({user for _, user in keys})
-    rows = await connection.fetch_all(
-        f"""SELECT q.id, q.closed_at IS NULL, a.user_id, (SELECT count(*) FROM answers c WHERE c.asked_id = q.id)
-            FROM asked_questions q
-            LEFT JOIN answers a ON a.asked_id = q.id AND a.user_id IN ({placeholders(users)})
-            WHERE q.id IN ({placeholders(asked_ids)}) ORDER BY q.id{connection.dialect.locking("SHARE", "q")}""",
-        (*users, *asked_ids),
-    )
+    return (f"""SELECT q.id, q.closed_at IS NULL, a.user_id, (SELECT count(*) FROM answers c WHERE c.asked_id = q.id)
+                FROM asked_questions q
+                LEFT JOIN answers a ON a.asked_id = q.id AND a.user_id IN ({placeholders(users)})
+                WHERE q.id IN ({placeholders(asked_ids)}) ORDER BY q.id{connection.dialect.locking("SHARE", "q")}""",
+            (*users, *asked_ids))
+
+
+def _state_of(rows: list, keys: list[tuple[int, int]]) -> tuple[set[int], set[tuple[int, int]], dict[int, int]]:
+    """The state query's rows as the open questions, the pairs already answered, and the answers' counts."""
     still_open = {row[0] for row in rows if row[1]}
     wanted = set(keys)
     return (still_open, {(row[0], row[2]) for row in rows if (row[0], row[2]) in wanted},

@@ -10,7 +10,7 @@ say how it moved.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from bot.learner.ability import PRIOR, Estimate, answer_steps, widened_variance
 from bot.learner.analysis import AnswerRow
@@ -42,27 +42,36 @@ def _belief(row: tuple, now: float) -> Estimate:
     return Estimate(float(value), widened_variance(float(variance), (now - float(at)) / DAY_S), int(answers))
 
 
-async def record_answers(connection: Transaction, answers: list[LearnerAnswer]) -> dict[Key, Estimate]:
+def beliefs_query(users: list[int], questions: list[str]) -> tuple[str, tuple[Any, ...]]:
+    """The read of these people's beliefs and these items' difficulties, in one query (for a caller that
+    joins it to its own reads, after taking the key locks `record_answers` takes)."""
+    return (f"""SELECT 'person', user_id, scope, name, ability, variance, answers, updated_at FROM abilities
+                WHERE user_id IN ({placeholders(users)})
+                UNION ALL
+                SELECT 'item', 0, '', question_id, difficulty, variance, answers, updated_at FROM item_difficulties
+                WHERE question_id IN ({placeholders(questions)})""", (*users, *questions))
+
+
+async def record_answers(connection: Transaction, answers: list[LearnerAnswer],
+                         rows: list[Any] | None = None) -> dict[Key, Estimate]:
     """Inside a caller's transaction: move abilities and item difficulties by these answers, in order.
     A read-modify-write: the people's and the items' key locks (PostgreSQL; people first, then items,
     each in ascending order, as every writer takes them) keep two workers' steps from overwriting each
-    other, including for a belief whose row does not exist yet.
+    other, including for a belief whose row does not exist yet. Given `rows`, what `beliefs_query` read
+    (under those locks, taken by the caller) for at least these answers' people and items.
 
     Returns the person beliefs it wrote, keyed (user id, scope, name)."""
     if not answers:
         return {}
-    users = sorted({answer.user_id for answer in answers})
-    questions = sorted({answer.item.question_id for answer in answers})
-    await connection.lock("person", users)  # read, moved, written back: no other worker's step in between
-    await connection.lock("item", questions)
+    if rows is None:
+        users = sorted({answer.user_id for answer in answers})
+        questions = sorted({answer.item.question_id for answer in answers})
+        await connection.lock("person", users)  # read, moved, written back: no other worker's step in between
+        await connection.lock("item", questions)
+        rows = await connection.fetch_all(*beliefs_query(users, questions))  # one round trip for both reads
     stored: dict[Key, tuple] = {}  # a person's rows as read; widened to now only if an answer moves them
     items: dict[str, Estimate] = {}
-    for row in await connection.fetch_all(  # one round trip for both reads
-            f"""SELECT 'person', user_id, scope, name, ability, variance, answers, updated_at FROM abilities
-                WHERE user_id IN ({placeholders(users)})
-                UNION ALL
-                SELECT 'item', 0, '', question_id, difficulty, variance, answers, updated_at FROM item_difficulties
-                WHERE question_id IN ({placeholders(questions)})""", (*users, *questions)):
+    for row in rows:
         if row[0] == "person":
             stored[(row[1], row[2], row[3])] = tuple(row)[4:]
         else:

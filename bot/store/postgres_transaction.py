@@ -252,6 +252,16 @@ class PostgresTransaction(Transaction):
         except pg.IntegrityConstraintViolationError as error:
             raise violation(error) from error
 
+    async def fetch_together(self, queries: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
+        """The queries as one statement: each one's rows gathered into an array of records (asyncpg gives
+        them back as tuples, in their binary types), so they cost one round trip between them. A locking
+        clause in a query still locks what it reads."""
+        if not queries:
+            return []
+        sql = "SELECT " + ", ".join(f"(SELECT array_agg(r) FROM ({query}) AS r)" for query, _ in queries)
+        row = await self.fetch_all(sql, [value for _, parameters in queries for value in parameters])
+        return [list(rows or ()) for rows in row[0]]
+
     async def lock(self, kind: str, keys: Iterable[int | str]) -> None:
         """pg_advisory_xact_lock on each key not held yet, in ascending order, held back until the next
         statement (which therefore runs only once they are all held); all are released at COMMIT or

@@ -51,19 +51,23 @@ class ReviewAnswer(NamedTuple):
     at: float
 
 
+def cards_query(users: list[int], questions: list[str]) -> tuple[str, tuple[Any, ...]]:
+    """The read of these people's cards for these questions (for a caller that joins it to its own reads)."""
+    return (f"""SELECT user_id, question_id, {_COLUMNS} FROM review_cards
+                WHERE user_id IN ({placeholders(users)}) AND question_id IN ({placeholders(questions)})""",
+            (*users, *questions))
+
+
 async def record_reviews(connection: Transaction, answers: list[ReviewAnswer],
-                         retention: float = DEFAULT_RETENTION) -> None:
-    """Inside a caller's transaction: move the cards of many answers, in order, in two statements."""
+                         retention: float = DEFAULT_RETENTION, rows: list[Any] | None = None) -> None:
+    """Inside a caller's transaction: move the cards of many answers, in order, in two statements (one,
+    given `rows`: what `cards_query` read after the caller took the people's key locks)."""
     if not answers:
         return
-    users = sorted({answer.user_id for answer in answers})
-    questions = sorted({answer.question_id for answer in answers})
-    await connection.lock("person", users)  # a card is read, moved and written back: one worker at a time
-    rows = await connection.fetch_all(
-        f"""SELECT user_id, question_id, {_COLUMNS} FROM review_cards
-            WHERE user_id IN ({placeholders(users)}) AND question_id IN ({placeholders(questions)})""",
-        (*users, *questions),
-    )
+    if rows is None:
+        users = sorted({answer.user_id for answer in answers})
+        await connection.lock("person", users)  # a card is read, moved and written back: one worker at a time
+        rows = await connection.fetch_all(*cards_query(users, sorted({answer.question_id for answer in answers})))
     cards = {(row[0], row[1]): _card(tuple(row)[2:]) for row in rows}
     changed: dict[tuple[int, str], tuple] = {}
     for answer in answers:

@@ -73,3 +73,34 @@ async def test_a_failed_batch_tells_every_caller_and_records_nothing(db: Databas
     assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == 0
     await writer.record(RecordedAnswer(asked_id, users[0], 0, True, 10, 2.0, 1), "fx-001")
     assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == 1
+
+
+async def test_a_batch_costs_three_round_trips_on_postgresql_whatever_its_size(postgres_server,
+                                                                                 postgres_store_url) -> None:
+    """With the database a network away a batch's time is its round trips: the key locks, one read of
+    everything (the question's state, the answers there, the cards, the beliefs), the writes with the
+    COMMIT. Counted at the server's door, for batches of 1 and of 24 answers, with the learner's item."""
+    from benchmarks.pg_proxy import ProxyProcess
+    from bot.learner.items import Item
+
+    item = Item("fx-001", "topic", "specialty", 2)
+    db = await Database.open(postgres_store_url)
+    try:
+        asked_id, users = await setup(db, 25)
+    finally:
+        await db.close()
+    async with ProxyProcess(postgres_server.port) as proxy:
+        db = await Database.open(postgres_store_url.replace(f":{postgres_server.port}/", f":{proxy.port}/"))
+        try:
+            writer = AnswerWriter(db)
+            await writer.record(RecordedAnswer(asked_id, users[0], 1, False, 10, 2.0, 0), "fx-001", item)  # warm
+            for size, members in ((1, users[1:2]), (24, users[1:])):
+                before = (await proxy.chunks())["to_server"]
+                answers = [RecordedAnswer(asked_id, user, user % 4, user % 4 == 0, 10, 3.0, 1) for user in members]
+                await asyncio.gather(*(writer.record(a, "fx-001", item) for a in answers), return_exceptions=True)
+                flights = (await proxy.chunks())["to_server"] - before
+                assert flights <= 3, f"{flights} messages for {size} answers"
+            assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == 25
+            assert (await db.fetch_one("SELECT answers FROM item_difficulties"))[0] == 25
+        finally:
+            await db.close()

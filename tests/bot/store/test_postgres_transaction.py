@@ -139,6 +139,34 @@ async def test_begin_locks_and_rows_cost_no_round_trips_of_their_own(postgres_se
             await db.close()
 
 
+async def test_reads_fetched_together_come_back_as_each_would_alone_in_one_round_trip(postgres_server,
+                                                                                       postgres_url) -> None:
+    """`fetch_together`: several queries (one of them locking what it reads, one finding nothing, one
+    with an IN list) read in one statement; each one's rows are what it alone would give."""
+    await (await _db(postgres_url)).close()
+    async with ProxyProcess(postgres_server.port) as proxy:
+        db = await Database.open(postgres_url.replace(f":{postgres_server.port}/", f":{proxy.port}/"))
+        try:
+            async with db.transaction() as connection:
+                await connection.executemany("INSERT INTO held (id, x, t, n) VALUES (?, ?, ?, ?)",
+                                             [(i, TRICKY_FLOATS[i], TRICKY_TEXTS[i], None) for i in range(5)])
+            queries = [("SELECT id, x, t FROM held WHERE id IN (?, ?, ?) ORDER BY id FOR SHARE", (0, 1, 4)),
+                       ("SELECT id FROM held WHERE t = ?", ("nobody",)),
+                       ("SELECT 'kind', count(*), max(n) FROM held WHERE id > ?", (1,))]
+            async with db.transaction() as connection:
+                alone = [[tuple(row) for row in await connection.fetch_all(sql, values)] for sql, values in queries]
+                await connection.fetch_together(queries)  # prepared once on this connection
+                before = (await proxy.chunks())["to_server"]
+                together = await connection.fetch_together(queries)
+                assert (await proxy.chunks())["to_server"] - before == 1
+            assert together == alone
+            assert together[0] == [(0, TRICKY_FLOATS[0], TRICKY_TEXTS[0]), (1, TRICKY_FLOATS[1], TRICKY_TEXTS[1]),
+                                   (4, TRICKY_FLOATS[4], TRICKY_TEXTS[4])]
+            assert together[1] == [] and together[2] == [("kind", 3, None)]
+        finally:
+            await db.close()
+
+
 async def test_a_list_of_another_length_needs_no_statement_of_its_own(postgres_server, postgres_url) -> None:
     async with ProxyProcess(postgres_server.port) as proxy:
         db = await Database.open(postgres_url.replace(f":{postgres_server.port}/", f":{proxy.port}/"))
