@@ -21,7 +21,7 @@ from bot.domain import RecordedAnswer
 from bot.learner.items import Item
 from bot.store.database import Database, Transaction, UniqueViolation, placeholders
 from bot.store.interviews import AlreadyAnswered
-from bot.store.learner import LearnerAnswer, beliefs_query, record_answers
+from bot.store.learner import LearnerAnswer, beliefs_query, hold_items, items_query, record_answers
 from bot.review.cards import DEFAULT_RETENTION
 from bot.store.review import ReviewAnswer, cards_query, record_reviews
 
@@ -100,21 +100,23 @@ class AnswerWriter:
         and how many answers each question then holds (those read with the questions' state, plus this
         batch's: no statement of its own).
 
-        Three round trips on PostgreSQL, whatever the batch's size: the key locks (people, then items:
-        their cards and beliefs are read, then written; two workers recording one person's answer take
-        turns here); one read of everything the batch needs (the questions' state, FOR SHARE, so that a
-        reveal's close waits for this batch and a batch after the close sees it closed; the answers
-        already there; the cards; the beliefs); the writes with the COMMIT. Under the people's locks no
-        other answer of theirs can arrive between the read and the INSERT; if one did (a writer that
-        took no lock), the INSERT's unique key fails the transaction and `_write` runs the batch again."""
+        Three round trips on PostgreSQL, whatever the batch's size: the people's key locks (their cards
+        and beliefs are read, then written; two workers recording one person's answer take turns here),
+        with the items' rows made sure of (learner.hold_items); one read of everything the batch needs
+        (the questions' state, FOR SHARE, so that a reveal's close waits for this batch and a batch after
+        the close sees it closed; the answers already there; the cards; the beliefs; the items' rows, FOR
+        UPDATE: workers answering one question take turns from here to their COMMIT); the writes with the
+        COMMIT. Under the people's locks no other answer of theirs can arrive between the read and the
+        INSERT; if one did (a writer that took no lock), the INSERT's unique key fails the transaction and `_write` runs the batch again."""
         keys = [(p.answer.asked_id, p.answer.user_id) for p in batch]
         users = sorted({user for _, user in keys})
-        items = sorted({p.item.question_id for p in batch if p.item is not None})
+        items = [p.item for p in batch if p.item is not None]
+        item_ids = sorted({item.question_id for item in items})
         await connection.lock("person", users)
-        await connection.lock("item", items)
+        await hold_items(connection, items, batch[0].answer.answered_at)
         reads = [_state_query(keys, users, connection), cards_query(users, sorted({p.question_id for p in batch}))]
         if items:
-            reads.append(beliefs_query(users, items))
+            reads += [beliefs_query(users), items_query(item_ids, connection)]
         state, cards, *beliefs = await connection.fetch_together(reads)
         still_open, existing, before = _state_of(state, keys)
         verdicts: list[BaseException | None] = []
@@ -140,7 +142,11 @@ class AnswerWriter:
             if pending.item is not None:
                 learned.append(LearnerAnswer(answer.user_id, pending.item, answer.correct, answer.answered_at))
         await record_reviews(connection, reviews, self.retention, cards)
-        await record_answers(connection, learned, beliefs[0] if beliefs else [])
+        await record_answers(connection, learned, beliefs[0] + beliefs[1] if beliefs else [])
+        unanswered = set(item_ids) - {answer.item.question_id for answer in learned}
+        if unanswered and connection.dialect.row_locks:  # rows `hold_items` made that no answer moved
+            await connection.executemany("DELETE FROM item_difficulties WHERE question_id = ? AND answers = 0",
+                                         [(question_id,) for question_id in sorted(unanswered)])
         return verdicts, counts
 
 

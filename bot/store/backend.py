@@ -109,10 +109,10 @@ class Transaction(ABC):
         return rows[0] if rows else None
 
     async def lock(self, kind: str, keys: Iterable[int | str]) -> None:
-        """Hold, until this transaction ends, one lock per key of `kind` ('person', 'item', 'chat'):
-        for a read-then-write whose rows no single row lock covers (a person's beliefs and cards, an
-        item's difficulty, a chat's board totals; rows that may not exist yet). Keys are taken in
-        ascending order, and kinds in the order person, item, chat wherever several are taken, so two
+        """Hold, until this transaction ends, one lock per key of `kind` ('person', 'chat'): for a
+        read-then-write whose rows no single row lock covers (a person's beliefs and cards, a chat's
+        board totals; rows that may not exist yet). Keys are taken in ascending order, and kinds in the
+        order person, chat wherever both are taken, so two
         transactions never wait on each other in a circle. SQLite: nothing to do, its writers already
         take turns."""
 

@@ -42,33 +42,55 @@ def _belief(row: tuple, now: float) -> Estimate:
     return Estimate(float(value), widened_variance(float(variance), (now - float(at)) / DAY_S), int(answers))
 
 
-def beliefs_query(users: list[int], questions: list[str]) -> tuple[str, tuple[Any, ...]]:
-    """The read of these people's beliefs and these items' difficulties, in one query (for a caller that
-    joins it to its own reads, after taking the key locks `record_answers` takes)."""
+def beliefs_query(users: list[int]) -> tuple[str, tuple[Any, ...]]:
+    """The read of these people's beliefs (for a caller that joins it to its own reads, after taking the
+    people's key locks)."""
     return (f"""SELECT 'person', user_id, scope, name, ability, variance, answers, updated_at FROM abilities
-                WHERE user_id IN ({placeholders(users)})
-                UNION ALL
-                SELECT 'item', 0, '', question_id, difficulty, variance, answers, updated_at FROM item_difficulties
-                WHERE question_id IN ({placeholders(questions)})""", (*users, *questions))
+                WHERE user_id IN ({placeholders(users)})""", tuple(users))
+
+
+def items_query(questions: list[str], connection: Transaction) -> tuple[str, tuple[Any, ...]]:
+    """The read of these items' difficulties, their rows locked FOR UPDATE (PostgreSQL) by the read itself,
+    in ascending order: the lock is held from this read to the COMMIT, one round trip shorter than a key
+    lock taken before it, and every worker recording answers to a popular question waits on it in turn.
+    A row locked after a wait is read as the other transaction committed it."""
+    return (f"""SELECT 'item', 0, '', question_id, difficulty, variance, answers, updated_at FROM item_difficulties
+                WHERE question_id IN ({placeholders(questions)})
+                ORDER BY question_id{connection.dialect.locking("UPDATE")}""", tuple(questions))
+
+
+async def hold_items(connection: Transaction, items: Iterable[Item], now: float) -> None:
+    """Before `items_query` (PostgreSQL): each item's row made sure of, at its starting difficulty with no
+    answers yet, so the read has a row to lock even for an item nobody answered (held back: it goes with
+    the next statement). Its answer's step then writes the row in the same transaction. SQLite: nothing
+    to do, its writers take turns."""
+    if connection.dialect.row_locks:
+        first = {item.question_id: item for item in items}
+        await connection.executemany(
+            """INSERT INTO item_difficulties (question_id, difficulty, variance, answers, updated_at)
+               VALUES (?, ?, ?, 0, ?) ON CONFLICT (question_id) DO NOTHING""",
+            [(question_id, *starting_difficulty(item.label)[:2], now) for question_id, item in sorted(first.items())])
 
 
 async def record_answers(connection: Transaction, answers: list[LearnerAnswer],
                          rows: list[Any] | None = None) -> dict[Key, Estimate]:
     """Inside a caller's transaction: move abilities and item difficulties by these answers, in order.
-    A read-modify-write: the people's and the items' key locks (PostgreSQL; people first, then items,
-    each in ascending order, as every writer takes them) keep two workers' steps from overwriting each
-    other, including for a belief whose row does not exist yet. Given `rows`, what `beliefs_query` read
-    (under those locks, taken by the caller) for at least these answers' people and items.
+    A read-modify-write: the people's key locks, then the items' rows (`hold_items`, `items_query`; both
+    in ascending order, as every writer takes them) keep two workers' steps from overwriting each other,
+    including for a belief whose row does not exist yet. Given `rows`, what `beliefs_query` and
+    `items_query` read (after those locks and `hold_items`, by the caller) for at least these answers'
+    people and items.
 
     Returns the person beliefs it wrote, keyed (user id, scope, name)."""
     if not answers:
         return {}
     if rows is None:
         users = sorted({answer.user_id for answer in answers})
-        questions = sorted({answer.item.question_id for answer in answers})
         await connection.lock("person", users)  # read, moved, written back: no other worker's step in between
-        await connection.lock("item", questions)
-        rows = await connection.fetch_all(*beliefs_query(users, questions))  # one round trip for both reads
+        await hold_items(connection, [answer.item for answer in answers], answers[0].at)
+        people_rows, item_rows = await connection.fetch_together(  # one round trip for both reads
+            [beliefs_query(users), items_query(sorted({answer.item.question_id for answer in answers}), connection)])
+        rows = people_rows + item_rows
     stored: dict[Key, tuple] = {}  # a person's rows as read; widened to now only if an answer moves them
     items: dict[str, Estimate] = {}
     for row in rows:

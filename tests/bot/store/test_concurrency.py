@@ -108,6 +108,30 @@ async def test_many_people_each_clicking_through_every_worker_are_each_recorded_
                        (ITEM.question_id,)) == len(users)
 
 
+async def test_refused_clicks_leave_no_difficulty_behind_and_the_first_answer_after_starts_it(workers) -> None:
+    """The item's row is made before it is read FOR UPDATE; a batch whose clicks were all refused (the
+    question closed) moves nothing, so it must leave no row behind: the first answer that counts starts
+    the item from its starting difficulty, on whichever worker it lands."""
+    _, _, asked_id = await daily_question(workers[0])
+    _, _, other_asked = await daily_question(workers[0], "other group")
+    users = await people(workers[0], 8)
+
+    async def close(connection: Transaction) -> bool:
+        return await close_asked(connection, asked_id, 20.0)
+
+    assert await workers[0].in_one_call(close)
+    writers = [AnswerWriter(db) for db in workers]
+    refused = await asyncio.gather(*(outcome(writers[index % WORKERS], answer(asked_id, user))
+                                     for index, user in enumerate(users)))
+    assert refused == ["closed"] * len(users)
+    assert await count(workers[0], "SELECT count(*) FROM item_difficulties") == 0
+    recorded = await asyncio.gather(*(outcome(writers[index % WORKERS], answer(other_asked, user))
+                                      for index, user in enumerate(users)))
+    assert recorded == ["recorded"] * len(users)
+    assert await count(workers[0], "SELECT answers FROM item_difficulties WHERE question_id = ?",
+                       (ITEM.question_id,)) == len(users)
+
+
 async def test_answers_racing_a_close_are_counted_before_it_or_refused_after_it(workers) -> None:
     """A reveal closes the question while members are still clicking on every worker: what it counts
     right after the close is final (no answer lands behind it), and every click was either recorded or

@@ -128,7 +128,7 @@ async def test_begin_locks_and_rows_cost_no_round_trips_of_their_own(postgres_se
             async with db.transaction() as connection:
                 await connection.lock("person", [1, 2])  # with BEGIN, one message sent before the read
                 await connection.fetch_all("SELECT id FROM held WHERE id = ?", (0,))
-                await connection.lock("item", ["q"])
+                await connection.lock("chat", [3])
                 await connection.executemany("INSERT INTO held (id, n) VALUES (?, ?)", [(1, 1), (2, 2)])
                 await connection.executemany("INSERT INTO held (id, n) VALUES (?, ?)", [(3, 3)])  # with the COMMIT
             flights = (await proxy.chunks())["to_server"] - before
