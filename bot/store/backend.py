@@ -117,9 +117,9 @@ class Transaction(ABC):
         take turns."""
 
     async def fetch_together(self, queries: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
-        """The rows of several queries, each as a list of tuples, read in this transaction. Here one after
+        """The rows of several queries (each row read by position), read in this transaction. Here one after
         another; PostgreSQL reads them in one statement (one round trip with the database a network away)."""
-        return [[tuple(row) for row in await self.fetch_all(sql, parameters)] for sql, parameters in queries]
+        return [await self.fetch_all(sql, parameters) for sql, parameters in queries]
 
     async def insert_returning_id(self, sql: str, parameters: Sequence[Any] = ()) -> int:
         """Run an `INSERT ... RETURNING id` and give the new row's id."""

@@ -159,7 +159,7 @@ async def test_reads_fetched_together_come_back_as_each_would_alone_in_one_round
                 before = (await proxy.chunks())["to_server"]
                 together = await connection.fetch_together(queries)
                 assert (await proxy.chunks())["to_server"] - before == 1
-            assert together == alone
+            assert [[tuple(row) for row in rows] for rows in together] == alone
             assert together[0] == [(0, TRICKY_FLOATS[0], TRICKY_TEXTS[0]), (1, TRICKY_FLOATS[1], TRICKY_TEXTS[1]),
                                    (4, TRICKY_FLOATS[4], TRICKY_TEXTS[4])]
             assert together[1] == [] and together[2] == [("kind", 3, None)]
