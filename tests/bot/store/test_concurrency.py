@@ -15,7 +15,7 @@ import pytest
 
 from bot.domain import ChatRef, InterviewFilters, RecordedAnswer, UserRef
 from bot.learner.items import Item
-from bot.store import Database, answer_batch, quiz
+from bot.store import Database, answer_batch, learner, quiz
 from bot.store.answer_batch import AnswerWriter, QuestionClosed
 from bot.store.backend import Transaction
 from bot.store.daily import create_post, mark_post, start_reveal
@@ -130,6 +130,28 @@ async def test_refused_clicks_leave_no_difficulty_behind_and_the_first_answer_af
     assert recorded == ["recorded"] * len(users)
     assert await count(workers[0], "SELECT answers FROM item_difficulties WHERE question_id = ?",
                        (ITEM.question_id,)) == len(users)
+
+
+async def test_interview_answers_and_daily_clicks_on_one_item_each_move_its_difficulty(workers) -> None:
+    """An interview's answer (learner.record_answers reading the item's row itself) and daily clicks
+    (the batch reading it with everything else) to one question, on every worker at once, starting
+    before the item has a row: the item's difficulty is moved by each of them, none overwritten."""
+    _, _, asked_id = await daily_question(workers[0])
+    clickers = await people(workers[0], 24)
+    interviewed = [(await ensure_user(workers[0], UserRef("t", f"i{n}", f"I {n}"), 1.0)).id for n in range(12)]
+
+    async def interview_answer(db: Database, user: int) -> None:
+        async def body(connection: Transaction) -> None:
+            await learner.record_answers(connection, [learner.LearnerAnswer(user, ITEM, user % 2 == 0, 12.0)])
+        await db.in_one_call(body)
+
+    writers = [AnswerWriter(db) for db in workers]
+    results = await asyncio.gather(
+        *(outcome(writers[index % WORKERS], answer(asked_id, user)) for index, user in enumerate(clickers)),
+        *(interview_answer(workers[index % WORKERS], user) for index, user in enumerate(interviewed)))
+    assert results[:len(clickers)] == ["recorded"] * len(clickers)
+    assert await count(workers[0], "SELECT answers FROM item_difficulties WHERE question_id = ?",
+                       (ITEM.question_id,)) == len(clickers) + len(interviewed)
 
 
 async def test_answers_racing_a_close_are_counted_before_it_or_refused_after_it(workers) -> None:
