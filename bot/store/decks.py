@@ -65,6 +65,7 @@ class SharedChat:
 
 _COLUMNS = "id, chat_id, name, version, question_count, added_by, added_by_name, added_at, removed_at"
 _LIVE = "removed_at IS NULL"
+AWAITING_SWEEP = "removed_at IS NOT NULL OR retired IS NOT NULL"  # the predicate of the partial index (migration 16)
 
 
 def _deck(row: Row) -> DeckRow:
@@ -190,7 +191,7 @@ async def delete_deck(db: Database, deck_id: int, version: int | None, now: floa
 async def kept_for_live(db: Database) -> list[DeckRow]:
     """Decks removed, or holding questions a replace dropped, while a question of theirs was live: what
     `sweep` looks at (none, mostly: one small read)."""
-    rows = await db.fetch_all(f"SELECT {_COLUMNS} FROM decks WHERE removed_at IS NOT NULL OR retired IS NOT NULL")
+    rows = await db.fetch_all(f"SELECT {_COLUMNS} FROM decks WHERE {AWAITING_SWEEP}")
     return [_deck(row) for row in rows]
 
 

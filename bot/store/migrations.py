@@ -311,6 +311,11 @@ MIGRATIONS: tuple[str | dict[str, str], ...] = (
     ALTER TABLE decks ADD COLUMN removed_at REAL;
     ALTER TABLE decks ADD COLUMN retired TEXT;
     """,
+    # 16: the minute's deck sweep reads only the decks waiting for it (removed, or keeping retired questions),
+    # not the whole table: a partial index holds just those rows.
+    """
+    CREATE INDEX decks_awaiting_sweep ON decks (id) WHERE removed_at IS NOT NULL OR retired IS NOT NULL;
+    """,
 )
 
 LATEST = len(MIGRATIONS)

@@ -204,3 +204,18 @@ async def test_the_sweep_leaves_a_removed_name_uploaded_again(db: Database) -> N
     assert not await store.sweep(db, deck.id, 4.0, None, kept.version), "an upload since: not deleted"
     assert (await store.deck_questions(db, deck.id)).retired == "[]", "its live question kept"
     assert [row.name for row in await store.list_decks(db, chat)] == ["week"]
+
+
+async def test_the_minute_sweep_reads_the_decks_waiting_for_it_not_the_table(db: Database) -> None:
+    """Every worker looks for decks to sweep each minute; with thousands of groups' decks that must not be a
+    scan of them all: SQLite's plan for the read goes through the partial index of the waiting rows."""
+    chat = await group(db)
+    for number in range(30):
+        await store.save_deck(db, chat, f"d{number}", QUESTIONS, 3, None, "", 0.0, 50)
+    deck = await store.get_deck(db, chat, "d7")
+    assert deck is not None and await store.delete_deck(db, deck.id, None, 5.0) is not None
+    assert [kept.id for kept in await store.kept_for_live(db)] == [deck.id]
+    if db.dialect.name == "sqlite":
+        plan = " ".join(str(tuple(row)) for row in await db.fetch_all(
+            f"EXPLAIN QUERY PLAN SELECT id FROM decks WHERE {store.AWAITING_SWEEP}"))
+        assert "decks_awaiting_sweep" in plan, plan
