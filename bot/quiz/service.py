@@ -217,12 +217,27 @@ class QuizService:
             following = round_.question_ids[round_.asked]
             await ready_ids(self.bank, [following])  # a group deck's: its current version (or none: removed)
             if not askable(self.bank, following) and deck_of_question(following) is not None:
-                await self._end(round_, record, port, "stopped")  # its deck removed (or replaced without it)
-                return
+                substitute = await self._substitute(round_, following)
+                if substitute is None:
+                    await self._end(round_, record, port, "stopped")  # its deck removed, or nothing new left in it
+                    return
+                following = substitute
             question = self.bank.get(following) or self.rng.choice(
                 list(self.bank.questions.values()))  # a question gone from the bank since: another one
             asked_id = await rounds.ask_next(self.db, round_, question.id, shuffled_options(question, self.rng), now)
             await self._send(await rounds.get_round(self.db, round_.id) or round_, record, port, asked_id)
+
+    async def _substitute(self, round_: rounds.Round, dropped: str) -> str | None:
+        """A replace of the round's deck dropped its next question: another question of the deck as it
+        stands now, one the round has neither asked nor planned, so the round goes on to its full length;
+        None when the deck was removed (nothing of it may be asked) or has no such question left."""
+        deck = deck_of_question(dropped)
+        used = {*round_.question_ids, *await rounds.asked_question_ids(self.db, round_.id)}
+        fresh = sorted(question.id for question in self.bank.select((round_.topic,) if round_.topic else (),
+                                                                    round_.difficulty)
+                       if deck_of_question(question.id) == deck and question.id not in used
+                       and askable(self.bank, question.id))
+        return self.rng.choice(fresh) if fresh else None
 
     async def _delivery(self, round_: rounds.Round, record: ChatRecord, asked_id: int) -> Delivery | None:
         asked = await records.get_asked(self.db, asked_id)

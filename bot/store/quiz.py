@@ -131,6 +131,14 @@ async def ask_next(db: Database, round_: Round, question_id: str, option_order: 
     return asked_id
 
 
+async def asked_question_ids(db: Database, round_id: int) -> list[str]:
+    """The question ids the round has asked so far, in order (a substitute may differ from its plan)."""
+    rows = await db.fetch_all(
+        """SELECT q.question_id FROM quiz_questions r JOIN asked_questions q ON q.id = r.asked_id
+           WHERE r.round_id = ? ORDER BY r.number""", (round_id,))
+    return [row[0] for row in rows]
+
+
 async def question_sent(db: Database, round_id: int, asked_id: int, sent_at: float, closes_at: float) -> None:
     """The question is out: it takes answers until `closes_at`, which is when the round's clock acts."""
     async with db.transaction() as connection:

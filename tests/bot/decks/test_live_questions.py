@@ -15,6 +15,7 @@ from bot.core import Core, UserError
 from bot.domain import InterviewFilters, UserRef
 from bot.limits import DECK_LIVE_AT_MOST_S, DECK_REMOVAL_GRACE_S
 from bot.store import decks as deck_store
+from bot.store import quiz as quiz_store
 from bot.store.interviews import get_asked
 from bot.store.review import due_questions
 from bot.text.plaintext import render_plain
@@ -171,6 +172,32 @@ async def test_a_replace_that_drops_the_open_question_still_reveals_it(core, clo
     assert sum(1 for text in after if stem in text) == 1, "the dropped question is not asked again"
     stored = await deck_store.deck_questions(core.db, 1)
     assert stored is not None and stored.retired is None, "kept only until its reveal"
+
+
+async def test_a_quiz_round_whose_next_question_a_replace_dropped_goes_on_with_a_new_one(core, clock, port) -> None:
+    """The group replaces its deck during a round, dropping the question planned next: the round does not
+    stop short; it asks one of the deck's new questions in its place and runs to its full length, never
+    asking the dropped one or any question twice."""
+    await add(core, GIFT)
+    await core.start_quiz(ADA, GROUP, "deck:week", 3, 10)
+    await core.quiz.run_due()
+    round_ = await quiz_store.get_round(core.db, 1)
+    assert round_ is not None and len(round_.question_ids) == 3
+    dropped = core.library.get(round_.question_ids[1]).stem("en")
+    kept = [block for block in BLOCKS if dropped not in block]
+    reply = await add(core, "\n\n".join([*kept, ANOTHER]) + "\n")
+    assert "replaces" in reply, reply
+    for _ in range(8):  # Bo answers each question as it comes (a round nobody plays ends early)
+        await core.click(BO, GROUP, next(iter(buttons(port).values())))  # (the last one's is refused: closed)
+        clock.advance(11)
+        await core.quiz.run_due()
+        await core.quiz.close_due()
+    texts = shown(port)
+    assert any("Quiz over: all 3 questions asked" in text for text in texts), texts
+    assert not any(dropped in text for text in texts), "the dropped question is not asked"
+    assert any("Which metric suits imbalanced classes?" in text for text in texts), "the new one takes its place"
+    asked = await quiz_store.asked_question_ids(core.db, 1)
+    assert len(asked) == len(set(asked)) == 3
 
 
 async def test_a_kept_deck_forgets_its_uploader_and_goes_with_a_chat_that_left(core, clock, port) -> None:
