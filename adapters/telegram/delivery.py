@@ -26,7 +26,7 @@ from telegram.constants import ParseMode, PollLimit, PollType
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError, TimedOut
 from telegram.warnings import PTBDeprecationWarning
 
-from adapters.telegram.transport import never_left
+from adapters.telegram.transport import TransportClosed, never_left
 from adapters.telegram.render import Rendered, render
 from bot.lanes import priority
 from bot.metrics import count_rate_limited, metered_send
@@ -271,6 +271,8 @@ class TelegramPort:
                     raise ChatGone(error.message) from error
                 raise DeliveryError(f"{method}: {error.message}") from error
             except (TimedOut, NetworkError) as error:
+                if isinstance(error.__cause__, TransportClosed):  # shutting down: nothing left, and nothing will
+                    raise DeliveryError(f"{method}: not sent, the connection to Telegram is closed") from error
                 if not (idempotent or never_sent(error) or flood_limited(error)):
                     log.warning("chat %s: %s outcome unknown (%s): not resending", chat_id, method, error)
                     raise DeliveryUnknown(f"{method}: {error.message}") from error

@@ -50,6 +50,10 @@ def tls_context() -> ssl.SSLContext:
     return ssl.create_default_context(cafile=certifi.where())
 
 
+class TransportClosed(RuntimeError):
+    """A request made before the transport started or after it shut down: nothing was sent."""
+
+
 class AiohttpRequest(BaseRequest):
     """PTB's request interface over one aiohttp ClientSession with a bounded connection pool."""
 
@@ -118,7 +122,7 @@ class AiohttpRequest(BaseRequest):
                          connect_timeout: Any = BaseRequest.DEFAULT_NONE,
                          pool_timeout: Any = BaseRequest.DEFAULT_NONE) -> tuple[int, bytes]:
         if self._session is None or self._session.closed:
-            raise RuntimeError("this AiohttpRequest is not initialized")
+            raise TransportClosed("this AiohttpRequest is not initialized (or already shut down)")
         files = bool(request_data and request_data.contains_files)
         timeout = self.timeout(files, read_timeout, write_timeout, connect_timeout, pool_timeout)
         try:
@@ -133,5 +137,5 @@ class AiohttpRequest(BaseRequest):
 
 def never_left(error: BaseException | None) -> bool:
     """True when aiohttp failed before a byte of the request could leave: no connection was made, or
-    none came free in time."""
-    return isinstance(error, (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError))
+    none came free in time, or there was no open session to send it on."""
+    return isinstance(error, (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError, TransportClosed))

@@ -111,3 +111,27 @@ async def test_the_session_trusts_certifi_and_the_environments_proxy(monkeypatch
         assert request.proxy_for("http://127.0.0.1:8081/botX/getMe") is None
     finally:
         await request.shutdown()
+
+
+async def test_a_send_after_shutdown_is_refused_at_once_as_never_sent_not_as_an_unknown_outcome(caplog) -> None:
+    """At shutdown a reply or a post still queued meets a closed transport: nothing left, so it is neither
+    retried nor logged as an outcome that may have arrived (which would keep a daily post from being sent
+    again after the restart)."""
+    from telegram import Bot
+
+    from adapters.telegram.delivery import TelegramPort
+    from bot.domain import ChatAddress
+    from bot.port import DeliveryError, DeliveryUnknown
+    from bot.text.messages import Message, Paragraph
+
+    request = AiohttpRequest(2)
+    await request.initialize()
+    await request.shutdown()
+    with pytest.raises(NetworkError) as raised:
+        await request.post(f"http://127.0.0.1:9/bot{TOKEN}/getMe")
+    assert never_sent(raised.value) and TOKEN not in str(raised.value)
+    port = TelegramPort(Bot(TOKEN, request=request, get_updates_request=request))
+    with pytest.raises(DeliveryError) as refused:
+        await asyncio.wait_for(port.send(ChatAddress("telegram", "-100"), Message((Paragraph("hello"),))), 1.0)
+    assert not isinstance(refused.value, DeliveryUnknown) and "closed" in str(refused.value)
+    assert "outcome unknown" not in caplog.text and "retrying" not in caplog.text
