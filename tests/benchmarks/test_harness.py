@@ -142,7 +142,7 @@ def test_the_broadcast_minute_leaves_time_to_start() -> None:
 def test_answer_burst_prototypes_undo_their_patches() -> None:
     from adapters.telegram import app
     import bot.caller
-    from benchmarks.answer_burst import bounded_concurrency, cached_users
+    from benchmarks.answer_burst_diagnosis import bounded_concurrency, cached_users
 
     builder, ensure_user = app.ApplicationBuilder, bot.caller.ensure_user
     with bounded_concurrency(), cached_users():
