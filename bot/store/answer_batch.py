@@ -107,7 +107,8 @@ class AnswerWriter:
         the close sees it closed; the answers already there; the cards; the beliefs; the items' rows, FOR
         UPDATE: workers answering one question take turns from here to their COMMIT); the writes with the
         COMMIT. Under the people's locks no other answer of theirs can arrive between the read and the
-        INSERT; if one did (a writer that took no lock), the INSERT's unique key fails the transaction and `_write` runs the batch again."""
+        INSERT; if one did (a writer that took no lock), the INSERT's unique key fails the transaction
+        and `_write` runs the batch again."""
         keys = [(p.answer.asked_id, p.answer.user_id) for p in batch]
         users = sorted({user for _, user in keys})
         items = [p.item for p in batch if p.item is not None]

@@ -112,9 +112,8 @@ class Transaction(ABC):
         """Hold, until this transaction ends, one lock per key of `kind` ('person', 'chat'): for a
         read-then-write whose rows no single row lock covers (a person's beliefs and cards, a chat's
         board totals; rows that may not exist yet). Keys are taken in ascending order, and kinds in the
-        order person, chat wherever both are taken, so two
-        transactions never wait on each other in a circle. SQLite: nothing to do, its writers already
-        take turns."""
+        order person, chat wherever both are taken, so two transactions never wait on each other in a
+        circle. SQLite: nothing to do, its writers already take turns."""
 
     async def fetch_together(self, queries: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
         """The rows of several queries (each row read by position), read in this transaction. Here one after

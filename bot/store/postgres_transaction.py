@@ -30,7 +30,7 @@ from bot.store.backend import POSTGRESQL, IntegrityViolation, Result, Row, Trans
 log = logging.getLogger(__name__)
 LOST = (pg.PostgresConnectionError, pg.OperatorInterventionError, pg.InterfaceError, ConnectionError, OSError)
 BEGIN_ATTEMPTS = 3
-KEY_KINDS = {"person": 0x11, "chat": 0x13}  # the high bits of `Transaction.lock`'s keys (0x12 was items': row locks now)
+KEY_KINDS = {"person": 0x11, "chat": 0x13}  # high bits of `Transaction.lock`'s keys (0x12 was items': row locks now)
 HELD_BACK_ROWS = 64  # an executemany this long or longer goes as before (a bulk copy), not as literals
 
 

@@ -210,8 +210,9 @@ async def test_a_close_waits_for_the_answers_being_written(workers, monkeypatch)
 
 
 async def test_an_answer_another_path_wrote_first_wins_the_key(workers) -> None:
-    """The unique (question, person) key with ON CONFLICT DO NOTHING: a batch whose insert meets a row
-    another transaction is writing waits for it and, once it commits, skips its own: told a repeat."""
+    """The unique (question, person) key behind the people's locks: a batch whose insert meets a row another
+    transaction (one that took no lock) is writing waits for it; once that commits, the batch fails on the
+    key and runs again, reads the answer there and is told a repeat: the first answer stands."""
     _, _, asked_id = await daily_question(workers[0])
     [user] = await people(workers[0], 1)
     async with workers[0].transaction() as other:
