@@ -69,11 +69,15 @@ class Dialect:
 
     `same` compares two values treating NULL as equal to NULL (SQLite's IS, PostgreSQL's IS NOT
     DISTINCT FROM); `row_locks` says whether a SELECT can lock the rows it reads (PostgreSQL's
-    FOR UPDATE / FOR SHARE; SQLite has none, and needs none: its writers take turns)."""
+    FOR UPDATE / FOR SHARE; SQLite has none, and needs none: its writers take turns);
+    `writes_in_with` whether a read through `Database.fetch_all` may hold an INSERT in a WITH (so a
+    find-or-add is one round trip: PostgreSQL; SQLite's WITH cannot, and its reads may go to a
+    read-only connection)."""
 
     name: str
     same: str
     row_locks: bool
+    writes_in_with: bool = False
 
     def locking(self, mode: str, *tables: str) -> str:
         """The clause that ends a SELECT locking the rows it reads (mode 'UPDATE' or 'SHARE', of the
@@ -84,7 +88,7 @@ class Dialect:
 
 
 SQLITE = Dialect("sqlite", "IS", False)
-POSTGRESQL = Dialect("postgresql", "IS NOT DISTINCT FROM", True)
+POSTGRESQL = Dialect("postgresql", "IS NOT DISTINCT FROM", True, writes_in_with=True)
 
 
 class Transaction(ABC):

@@ -45,6 +45,18 @@ def _chat(row: Any) -> ChatRecord:
                       row["language"], row["locale"])
 
 
+# The user's row as it is, or added when there is none, in one statement. The INSERT sees the same snapshot
+# as `found`: it adds nothing for a known user (and draws no id). Another worker adding the same person at
+# that moment makes both parts empty, and the caller's upsert below settles it.
+_FOUND_OR_ADDED = """
+    WITH found AS (SELECT * FROM users WHERE platform = ? AND platform_user_id = ?),
+         added AS (INSERT INTO users (platform, platform_user_id, name, locale, created_at)
+                   SELECT ?::text, ?::text, ?::text, ?::text, ?::double precision
+                   WHERE NOT EXISTS (SELECT 1 FROM found)
+                   ON CONFLICT (platform, platform_user_id) DO NOTHING RETURNING *)
+    SELECT * FROM added UNION ALL SELECT * FROM found"""
+
+
 async def ensure_user(db: Database, user: UserRef, now: float) -> UserRecord:
     """The user's record, created on first sight; the name and locale follow the platform.
 
@@ -52,8 +64,12 @@ async def ensure_user(db: Database, user: UserRef, now: float) -> UserRecord:
     read, not a write transaction. The name is stored cleaned (plain visible text, bidi and zero-width
     characters and markup removed, at most 64 characters)."""
     user = replace(user, name=clean_name(user.name))
-    row = await db.fetch_one("SELECT * FROM users WHERE platform = ? AND platform_user_id = ?",
-                             (user.platform, user.platform_id))
+    if db.dialect.writes_in_with:  # found or added in one round trip (a new member's first click)
+        row = await db.fetch_one(_FOUND_OR_ADDED, (user.platform, user.platform_id, user.platform, user.platform_id,
+                                                   user.name, user.locale, now))
+    else:
+        row = await db.fetch_one("SELECT * FROM users WHERE platform = ? AND platform_user_id = ?",
+                                 (user.platform, user.platform_id))
     if row is not None and row["name"] == user.name and (user.locale is None or row["locale"] == user.locale):
         return _user(row)
 
