@@ -155,9 +155,8 @@ class Core(AnswerDoors, DeckDoors, ForgetDoors):
 
     async def move_chat(self, platform: str, old_id: str, new_id: str) -> None:
         """The platform gave a chat a new id; everything the store holds for it follows (records merge)."""
-        self.daily.open_posts.forget_chat()
         await move_chat(self.db, platform, old_id, new_id)
-        self.daily.open_posts.forget_chat()
+        self.daily.open_posts.forget_chat()  # after the move: a click during it may have kept the old record
         log.info("%s chat %s moved to %s", platform, old_id, new_id)
 
     # --- words ----------------------------------------------------------------------------------------

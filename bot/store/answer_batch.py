@@ -144,10 +144,11 @@ class AnswerWriter:
                 learned.append(LearnerAnswer(answer.user_id, pending.item, answer.correct, answer.answered_at))
         await record_reviews(connection, reviews, self.retention, cards)
         await record_answers(connection, learned, beliefs[0] + beliefs[1] if beliefs else [])
-        unanswered = set(item_ids) - {answer.item.question_id for answer in learned}
-        if unanswered and connection.dialect.row_locks:  # rows `hold_items` made that no answer moved
-            await connection.executemany("DELETE FROM item_difficulties WHERE question_id = ? AND answers = 0",
-                                         [(question_id,) for question_id in sorted(unanswered)])
+        if connection.dialect.row_locks:  # rows `hold_items` made (PostgreSQL only) that no answer moved
+            unanswered = set(item_ids) - {answer.item.question_id for answer in learned}
+            if unanswered:
+                await connection.executemany("DELETE FROM item_difficulties WHERE question_id = ? AND answers = 0",
+                                             [(question_id,) for question_id in sorted(unanswered)])
         return verdicts, counts
 
 

@@ -7,13 +7,16 @@ import socket
 from collections.abc import AsyncIterator
 
 import pytest
-from telegram import InputFile
+from telegram import Bot, InputFile
 from telegram.error import NetworkError, TimedOut
 from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter
 
-from adapters.telegram.delivery import never_sent
+from adapters.telegram.delivery import TelegramPort, never_sent
 from adapters.telegram.transport import AiohttpRequest, without_token
+from bot.domain import ChatAddress
+from bot.port import DeliveryError, DeliveryUnknown
+from bot.text.messages import Message, Paragraph
 
 TOKEN = "123456:SECRET-token_value"
 
@@ -117,13 +120,6 @@ async def test_a_send_after_shutdown_is_refused_at_once_as_never_sent_not_as_an_
     """At shutdown a reply or a post still queued meets a closed transport: nothing left, so it is neither
     retried nor logged as an outcome that may have arrived (which would keep a daily post from being sent
     again after the restart)."""
-    from telegram import Bot
-
-    from adapters.telegram.delivery import TelegramPort
-    from bot.domain import ChatAddress
-    from bot.port import DeliveryError, DeliveryUnknown
-    from bot.text.messages import Message, Paragraph
-
     request = AiohttpRequest(2)
     await request.initialize()
     await request.shutdown()

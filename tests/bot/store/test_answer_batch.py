@@ -6,7 +6,9 @@ import asyncio
 
 import pytest
 
+from benchmarks.pg_proxy import ProxyProcess
 from bot.domain import ChatRef, RecordedAnswer, UserRef
+from bot.learner.items import Item
 from bot.store import Database
 from bot.store.answer_batch import AnswerWriter, QuestionClosed
 from bot.store.daily import create_post
@@ -80,9 +82,6 @@ async def test_a_batch_costs_three_round_trips_on_postgresql_whatever_its_size(p
     """With the database a network away a batch's time is its round trips: the key locks, one read of
     everything (the question's state, the answers there, the cards, the beliefs), the writes with the
     COMMIT. Counted at the server's door, for batches of 1 and of 24 answers, with the learner's item."""
-    from benchmarks.pg_proxy import ProxyProcess
-    from bot.learner.items import Item
-
     item = Item("fx-001", "topic", "specialty", 2)
     db = await Database.open(postgres_store_url)
     try:
