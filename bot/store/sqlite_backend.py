@@ -126,6 +126,7 @@ class SQLiteDatabase(Database):
         self._slow: set[str] = set()  # reads found over budget here (SLOW_REMEMBERED at most)
         self._writer: LoopWriter | None = None  # opened at the first one-call transaction
         self._writing_here = self._reading_here
+        self._checkpointing: asyncio.Task[None] | None = None  # one at a time, beside the loop's writes
 
     def _file_identity(self) -> tuple[int, int] | None:
         if str(self.path) == ":memory:":
@@ -180,6 +181,8 @@ class SQLiteDatabase(Database):
     async def close(self) -> None:
         if self._sharing is not None and not self._sharing.done():
             await asyncio.wait([self._sharing])  # the shared calls already accepted are written first
+        if self._checkpointing is not None and not self._checkpointing.done():
+            await asyncio.wait([self._checkpointing])  # before the connection it runs on closes
         self._reading_here = self._writing_here = False
         if self._writer is not None:
             self._writer.close()
@@ -229,7 +232,7 @@ class SQLiteDatabase(Database):
                 pass
             else:
                 if writer.checkpoint_due():
-                    writer.checkpointed(await self._checkpoint())
+                    await self._checkpoint_after(writer)
                 return result
         return await self.connection._execute(work, self.connection._conn, argument)
 
@@ -254,15 +257,28 @@ class SQLiteDatabase(Database):
             return None
         return opened
 
-    async def _checkpoint(self) -> int:
+    async def _checkpoint_after(self, writer: LoopWriter) -> None:
+        """A checkpoint due after the loop's commits (bot/store/sqlite_writer.py): begun in aiosqlite's thread
+        while the writes go on, one at a time; waited for, under the write lock, when commits landed during
+        the last one (so the WAL starts again from its beginning)."""
+        if self._checkpointing is not None and not self._checkpointing.done():
+            return  # its commits go on counting; the next commit asks again
+        writer.checkpoint_begins()
+        if writer.behind:
+            await self._checkpoint(writer)
+        else:
+            self._checkpointing = asyncio.create_task(self._checkpoint(writer), name="wal-checkpoint")
+
+    async def _checkpoint(self, writer: LoopWriter) -> None:
         """The WAL copied back into the database file, in aiosqlite's thread (the loop's own commits do not
-        checkpoint: it syncs the file); passive, so readers are not held up. How many pages the WAL held."""
+        checkpoint: it syncs the file); passive, so readers and the loop's writer are not held up. The writer
+        hears how many pages the WAL held and how many were copied."""
         try:
             rows = list(await self.connection.execute_fetchall("PRAGMA wal_checkpoint(PASSIVE)"))
-        except sqlite3.Error as error:  # what was committed stands; the next checkpoint tries again
+        except (sqlite3.Error, ValueError) as error:  # what was committed stands; the next checkpoint tries again
             log.warning("store %s: checkpoint failed: %s", self.path, error)
-            return 0
-        return int(rows[0][1]) if rows else 0
+            rows = []
+        writer.checkpointed(*((int(rows[0][1]), int(rows[0][2])) if rows else (0, -1)))
 
     async def in_shared_call(self, body: Callable[[Transaction], Awaitable[T]]) -> T:
         """`in_one_call` for bodies that may share one COMMIT: the bodies that arrive while a call is running

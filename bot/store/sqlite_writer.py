@@ -12,7 +12,11 @@ SQLite error (the thread then meets it, or not, and reports it as it always did)
 The WAL is not checkpointed by this connection's commits (that writes and syncs the database file, which
 would hold the event loop): about as often as SQLite's own cadence would (every WAL_PAGES pages, judged
 from the pages the last checkpoint found per commit) the store asks for a passive checkpoint in
-aiosqlite's thread, and waits for it before the next write, as a commit that checkpoints would.
+aiosqlite's thread. The writes go on beside it (WAL lets a checkpoint and a writer work at once, and the
+thread's copying and syncing leave the loop's core free); but the WAL can start again from its beginning
+only after a checkpoint that copied all of it with no commit landing meanwhile, so when commits did land
+during the last one, the next is waited for, as a commit that checkpoints would be: a busy store's WAL
+stays within about twice WAL_PAGES instead of growing for as long as the burst lasts.
 """
 
 from __future__ import annotations
@@ -47,9 +51,13 @@ class LoopWriter:
     def __init__(self, path: Path) -> None:
         self.started: float | None = None  # this thread's CPU clock when SQLite first asked in this transaction
         self.interrupted = False
-        self.commits = 0  # since the last checkpoint
+        self.commits = 0  # since the last checkpoint began
         self.every = CHECKPOINT_EVERY  # commits between two checkpoints, from the pages a commit writes
         self.cooling = 0  # transactions still to send to the thread after one over the budget
+        self.in_wal = 0  # commits since the WAL last started again from its beginning
+        self.behind = False  # commits landed during the last checkpoint: the WAL could not start again
+        self._commits_seen = 0  # every commit, to tell whether any landed during a checkpoint
+        self._at_start = (0, 0)  # (commits seen, commits in the WAL) when the running checkpoint began
         self.connection = loop_connection(path, PRAGMAS, self._over_budget, BUDGET_CHECK_STEPS)
 
     def _over_budget(self) -> bool:
@@ -84,17 +92,29 @@ class LoopWriter:
                 raise
             raise NotHere(str(error)) from error
         self.commits += 1
+        self.in_wal += 1
+        self._commits_seen += 1
         return result
 
     def checkpoint_due(self) -> bool:
         """Whether enough commits went by to ask for a checkpoint."""
         return self.commits >= self.every
 
-    def checkpointed(self, pages: int) -> None:
-        """A checkpoint found `pages` pages of WAL: the next one after as many commits as fill WAL_PAGES."""
-        if pages > 0 and self.commits > 0:
-            self.every = max(1, min(WAL_PAGES, round(WAL_PAGES * self.commits / pages)))
+    def checkpoint_begins(self) -> None:
+        """A checkpoint is asked for now: the commits from here on count towards the next one."""
+        self._at_start = (self._commits_seen, self.in_wal)
         self.commits = 0
+
+    def checkpointed(self, pages: int, copied: int) -> None:
+        """The checkpoint begun last found `pages` pages of WAL and copied `copied` of them (-1: it failed):
+        the next one after as many commits as fill WAL_PAGES at the rate those pages were written; and
+        whether the WAL starts again at the next commit (all of it copied, no commit landed meanwhile)."""
+        seen, in_wal = self._at_start
+        if pages > 0 and in_wal > 0:
+            self.every = max(1, min(WAL_PAGES, round(WAL_PAGES * in_wal / pages)))
+        self.behind = self._commits_seen != seen or copied < pages
+        if not self.behind:
+            self.in_wal = 0
 
     def close(self) -> None:
         self.connection.close()

@@ -107,12 +107,83 @@ async def test_the_wal_is_checkpointed_in_the_thread_at_sqlites_own_cadence(stor
     calls = hand_offs(store)
     for n in range(5):
         await store.in_one_call(lambda t, n=n: t.execute(USER, (f"p{n}",)))
-    assert calls == ["_execute_fetchall"]  # PRAGMA wal_checkpoint(PASSIVE), after the 5th commit
+    await store._checkpointing  # begun after the 5th commit, which did not wait for it
+    assert calls == ["_execute_fetchall"]  # PRAGMA wal_checkpoint(PASSIVE)
     every = store._writer.every
     assert 1 <= every < 20  # each commit wrote at least one page: fewer than 20 commits fill 20 pages
     for n in range(every - 1):
         await store.in_one_call(lambda t, n=n: t.execute(USER, (f"q{n}",)))
     assert len(calls) == 1
     await store.in_one_call(lambda t: t.execute(USER, ("last",)))
+    await store._checkpointing
     assert calls == ["_execute_fetchall", "_execute_fetchall"]
     assert len(await names(store)) == 5 + every
+
+
+def gated_checkpoints(db) -> tuple[list[str], asyncio.Event]:
+    """The thread's checkpoints held until the event is set (a large WAL on a slow disk); what the store
+    handed to the thread, by name."""
+    calls: list[str] = []
+    gate = asyncio.Event()
+    execute = db.connection._execute
+
+    async def held(function, *args, **kwargs):
+        calls.append(getattr(function, "__name__", "call"))
+        if calls[-1] == "_execute_fetchall":
+            await gate.wait()
+        return await execute(function, *args, **kwargs)
+
+    db.connection._execute = held
+    return calls, gate
+
+
+async def write(db, *names: str) -> None:
+    await asyncio.gather(*(db.in_one_call(lambda t, name=name: t.execute(USER, (name,))) for name in names))
+
+
+def wal_frames(path: Path) -> int:
+    """How many frames the WAL holds from its beginning (a checkpoint from another connection says)."""
+    other = sqlite3.connect(path)
+    try:
+        return int(other.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1])
+    finally:
+        other.close()
+
+
+async def test_answers_are_written_while_the_wal_is_checkpointed(store, monkeypatch) -> None:
+    """A checkpoint copies and syncs up to WAL_PAGES pages (milliseconds on a real disk): the members whose
+    answers come while it runs are written meanwhile, not after it."""
+    monkeypatch.setattr(sqlite_writer, "CHECKPOINT_EVERY", 5)
+    calls, gate = gated_checkpoints(store)
+    await asyncio.wait_for(write(store, *(f"p{n}" for n in range(5))), timeout=5)  # the 5th's did not wait
+    await asyncio.sleep(0)
+    checkpoint = store._checkpointing
+    assert calls == ["_execute_fetchall"] and not checkpoint.done()
+    await asyncio.wait_for(write(store, *(f"q{n}" for n in range(20))), timeout=5)
+    assert not checkpoint.done() and len(await names(store)) == 25  # committed while it waited
+    gate.set()
+    await checkpoint
+
+
+async def test_after_commits_during_a_checkpoint_the_next_is_waited_for_and_the_wal_starts_again(
+        store, monkeypatch) -> None:
+    """Commits landing during a checkpoint keep the WAL from starting again at its beginning (it would grow
+    for as long as a burst lasts, and a restart would read it all back): the next checkpoint is waited
+    for, with no commit beside it, and the WAL then starts again."""
+    monkeypatch.setattr(sqlite_writer, "CHECKPOINT_EVERY", 5)
+    calls, gate = gated_checkpoints(store)
+    await write(store, *(f"p{n}" for n in range(5)))
+    await asyncio.sleep(0)
+    await write(store, *(f"q{n}" for n in range(10)))  # during the first checkpoint
+    gate.set()
+    await store._checkpointing
+    assert store._writer.behind
+    written = 0
+    while len(calls) < 2:  # the commits go on until the next checkpoint is due
+        await write(store, f"r{written}")
+        written += 1
+        assert written <= 1000
+    assert store._checkpointing.done() and not store._writer.behind  # waited for, within the last commit
+    await write(store, "after")
+    assert wal_frames(store.path) <= 3  # the WAL started again: only the last commit's pages in it
+    assert len(await names(store)) == 16 + written
