@@ -34,7 +34,7 @@ from bot.store.backend import SQLITE, Database, Result, Row, StoreError, StoreGo
 from bot.store.migrations import SchemaTooNew, migrate
 from bot.store.sqlite_calls import _run_each_to_the_end, _run_to_the_end, violation
 from bot.store.sqlite_reader import CACHED_STATEMENTS, LoopReader
-from bot.store.sqlite_writer import LoopWriter, NotHere
+from bot.store.sqlite_writer import Checkpointer, LoopWriter, NotHere
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -127,6 +127,7 @@ class SQLiteDatabase(Database):
         self._writer: LoopWriter | None = None  # opened at the first one-call transaction
         self._writing_here = self._reading_here
         self._checkpointing: asyncio.Task[None] | None = None  # one at a time, beside the loop's writes
+        self._checkpointer: Checkpointer | None = None  # made with the loop's writer
 
     def _file_identity(self) -> tuple[int, int] | None:
         if str(self.path) == ":memory:":
@@ -187,6 +188,9 @@ class SQLiteDatabase(Database):
         if self._writer is not None:
             self._writer.close()
             self._writer = None
+        if self._checkpointer is not None:
+            await self._checkpointer.close()
+            self._checkpointer = None
         if self._reader is not None:
             self._reader.close()
             self._reader = None
@@ -242,6 +246,12 @@ class SQLiteDatabase(Database):
         if writer is None:
             self._writing_here = False
             raise NotHere("no write connection on the event loop: writes stay on aiosqlite's thread")
+        try:
+            self._checkpointer = Checkpointer(self.path)
+        except sqlite3.Error as error:
+            writer.close()
+            self._writer, self._writing_here = None, False
+            raise NotHere(f"no connection for the checkpoints: writes stay on aiosqlite's thread ({error})") from error
         return writer
 
     def _open_here(self, kind: Callable[[Path], Here]) -> Here | None:
@@ -270,15 +280,16 @@ class SQLiteDatabase(Database):
             self._checkpointing = asyncio.create_task(self._checkpoint(writer), name="wal-checkpoint")
 
     async def _checkpoint(self, writer: LoopWriter) -> None:
-        """The WAL copied back into the database file, in aiosqlite's thread (the loop's own commits do not
-        checkpoint: it syncs the file); passive, so readers and the loop's writer are not held up. The writer
-        hears how many pages the WAL held and how many were copied."""
+        """The WAL copied back into the database file, in a thread of its own (the loop's commits do not
+        checkpoint: it syncs the file); passive, so readers and the loop's writer are not held up. The
+        writer hears how many pages the WAL held and how many were copied."""
+        assert self._checkpointer is not None, "made with the writer"
         try:
-            rows = list(await self.connection.execute_fetchall("PRAGMA wal_checkpoint(PASSIVE)"))
-        except (sqlite3.Error, ValueError) as error:  # what was committed stands; the next checkpoint tries again
+            pages, copied = await self._checkpointer.checkpoint()
+        except sqlite3.Error as error:  # what was committed stands; the next checkpoint tries again
             log.warning("store %s: checkpoint failed: %s", self.path, error)
-            rows = []
-        writer.checkpointed(*((int(rows[0][1]), int(rows[0][2])) if rows else (0, -1)))
+            pages, copied = 0, -1
+        writer.checkpointed(pages, copied)
 
     async def in_shared_call(self, body: Callable[[Transaction], Awaitable[T]]) -> T:
         """`in_one_call` for bodies that may share one COMMIT: the bodies that arrive while a call is running

@@ -16,14 +16,18 @@ aiosqlite's thread. The writes go on beside it (WAL lets a checkpoint and a writ
 thread's copying and syncing leave the loop's core free); but the WAL can start again from its beginning
 only after a checkpoint that copied all of it with no commit landing meanwhile, so when commits did land
 during the last one, the next is waited for, as a commit that checkpoints would be: a busy store's WAL
-stays within about twice WAL_PAGES instead of growing for as long as the burst lasts.
+stays within about twice WAL_PAGES instead of growing for as long as the burst lasts. The checkpoints
+run on a connection of their own in a thread of their own (`Checkpointer`): aiosqlite's connection may be
+inside a `transaction()` block when one gets its turn, and SQLite refuses a checkpoint there.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -118,3 +122,24 @@ class LoopWriter:
 
     def close(self) -> None:
         self.connection.close()
+
+
+class Checkpointer:
+    """The WAL's checkpoints, on a connection of their own in a thread of their own (see the module's
+    docstring): passive, so neither readers nor the writers wait for them."""
+
+    def __init__(self, path: Path) -> None:
+        self._connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)  # used in that thread
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wal-checkpoint")
+
+    def _checkpoint(self) -> tuple[int, int]:
+        row = self._connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        return (int(row[1]), int(row[2])) if row else (0, -1)
+
+    async def checkpoint(self) -> tuple[int, int]:
+        """How many pages the WAL held, and how many of them were copied into the database file."""
+        return await asyncio.get_running_loop().run_in_executor(self._executor, self._checkpoint)
+
+    async def close(self) -> None:
+        await asyncio.get_running_loop().run_in_executor(self._executor, self._connection.close)
+        self._executor.shutdown(wait=False)

@@ -99,42 +99,21 @@ async def test_a_bodys_own_error_is_not_run_again(store) -> None:
     assert runs == [1] and calls == [] and await names(store) == []
 
 
-async def test_the_wal_is_checkpointed_in_the_thread_at_sqlites_own_cadence(store, monkeypatch) -> None:
-    """The loop's commits do not checkpoint (it syncs the file); the store asks aiosqlite's thread, first
-    after CHECKPOINT_EVERY commits, then after as many as fill WAL_PAGES pages at the rate it found."""
-    monkeypatch.setattr(sqlite_writer, "CHECKPOINT_EVERY", 5)
-    monkeypatch.setattr(sqlite_writer, "WAL_PAGES", 20)
-    calls = hand_offs(store)
-    for n in range(5):
-        await store.in_one_call(lambda t, n=n: t.execute(USER, (f"p{n}",)))
-    await store._checkpointing  # begun after the 5th commit, which did not wait for it
-    assert calls == ["_execute_fetchall"]  # PRAGMA wal_checkpoint(PASSIVE)
-    every = store._writer.every
-    assert 1 <= every < 20  # each commit wrote at least one page: fewer than 20 commits fill 20 pages
-    for n in range(every - 1):
-        await store.in_one_call(lambda t, n=n: t.execute(USER, (f"q{n}",)))
-    assert len(calls) == 1
-    await store.in_one_call(lambda t: t.execute(USER, ("last",)))
-    await store._checkpointing
-    assert calls == ["_execute_fetchall", "_execute_fetchall"]
-    assert len(await names(store)) == 5 + every
-
-
-def gated_checkpoints(db) -> tuple[list[str], asyncio.Event]:
-    """The thread's checkpoints held until the event is set (a large WAL on a slow disk); what the store
-    handed to the thread, by name."""
-    calls: list[str] = []
+def counted_checkpoints(monkeypatch) -> tuple[list[tuple[int, int]], asyncio.Event]:
+    """Every checkpoint the stores run from now on, with what it found (pages, copied); each held until
+    the event is set (set at first: not held), as a large WAL on a slow disk would hold it."""
+    found: list[tuple[int, int]] = []
     gate = asyncio.Event()
-    execute = db.connection._execute
+    gate.set()
+    checkpoint = sqlite_writer.Checkpointer.checkpoint
 
-    async def held(function, *args, **kwargs):
-        calls.append(getattr(function, "__name__", "call"))
-        if calls[-1] == "_execute_fetchall":
-            await gate.wait()
-        return await execute(function, *args, **kwargs)
+    async def counted(self) -> tuple[int, int]:
+        await gate.wait()
+        found.append(await checkpoint(self))
+        return found[-1]
 
-    db.connection._execute = held
-    return calls, gate
+    monkeypatch.setattr(sqlite_writer.Checkpointer, "checkpoint", counted)
+    return found, gate
 
 
 async def write(db, *names: str) -> None:
@@ -150,19 +129,59 @@ def wal_frames(path: Path) -> int:
         other.close()
 
 
+async def test_the_wal_is_checkpointed_in_a_thread_at_sqlites_own_cadence(store, monkeypatch) -> None:
+    """The loop's commits do not checkpoint (it syncs the file); the store asks a thread of its own (not
+    aiosqlite's), first after CHECKPOINT_EVERY commits, then after as many as fill WAL_PAGES pages at the
+    rate it found."""
+    monkeypatch.setattr(sqlite_writer, "CHECKPOINT_EVERY", 5)
+    monkeypatch.setattr(sqlite_writer, "WAL_PAGES", 20)
+    calls = hand_offs(store)
+    found, _ = counted_checkpoints(monkeypatch)
+    for n in range(5):
+        await store.in_one_call(lambda t, n=n: t.execute(USER, (f"p{n}",)))
+    await store._checkpointing  # begun after the 5th commit, which did not wait for it
+    assert len(found) == 1 and found[0][0] == found[0][1] > 0  # the whole WAL copied
+    every = store._writer.every
+    assert 1 <= every < 20  # each commit wrote at least one page: fewer than 20 commits fill 20 pages
+    for n in range(every - 1):
+        await store.in_one_call(lambda t, n=n: t.execute(USER, (f"q{n}",)))
+    assert len(found) == 1
+    await store.in_one_call(lambda t: t.execute(USER, ("last",)))
+    await store._checkpointing
+    assert len(found) == 2 and calls == []  # nothing went to aiosqlite's thread
+    assert len(await names(store)) == 5 + every
+
+
+async def test_a_checkpoint_whose_turn_comes_inside_a_transaction_block_still_copies_the_wal(
+        store, monkeypatch, caplog) -> None:
+    """A checkpoint begun beside the writes gets its turn when it can; aiosqlite's connection may be inside
+    a `transaction()` block by then (SQLite refuses a checkpoint there: "database table is locked"). It
+    runs on a connection of its own and copies the WAL all the same."""
+    monkeypatch.setattr(sqlite_writer, "CHECKPOINT_EVERY", 5)
+    found, _ = counted_checkpoints(monkeypatch)
+    await write(store, *(f"p{n}" for n in range(5)))
+    async with store.transaction() as transaction:  # begun before the checkpoint's first turn
+        await transaction.execute(USER, ("inside",))
+        await store._checkpointing
+    assert "checkpoint failed" not in caplog.text
+    assert len(found) == 1 and found[0][0] == found[0][1] > 0
+    assert len(await names(store)) == 6
+
+
 async def test_answers_are_written_while_the_wal_is_checkpointed(store, monkeypatch) -> None:
     """A checkpoint copies and syncs up to WAL_PAGES pages (milliseconds on a real disk): the members whose
     answers come while it runs are written meanwhile, not after it."""
     monkeypatch.setattr(sqlite_writer, "CHECKPOINT_EVERY", 5)
-    calls, gate = gated_checkpoints(store)
+    found, gate = counted_checkpoints(monkeypatch)
+    gate.clear()
     await asyncio.wait_for(write(store, *(f"p{n}" for n in range(5))), timeout=5)  # the 5th's did not wait
-    await asyncio.sleep(0)
     checkpoint = store._checkpointing
-    assert calls == ["_execute_fetchall"] and not checkpoint.done()
+    assert checkpoint is not None and not checkpoint.done()
     await asyncio.wait_for(write(store, *(f"q{n}" for n in range(20))), timeout=5)
     assert not checkpoint.done() and len(await names(store)) == 25  # committed while it waited
     gate.set()
     await checkpoint
+    assert len(found) == 1
 
 
 async def test_after_commits_during_a_checkpoint_the_next_is_waited_for_and_the_wal_starts_again(
@@ -171,7 +190,8 @@ async def test_after_commits_during_a_checkpoint_the_next_is_waited_for_and_the_
     for as long as a burst lasts, and a restart would read it all back): the next checkpoint is waited
     for, with no commit beside it, and the WAL then starts again."""
     monkeypatch.setattr(sqlite_writer, "CHECKPOINT_EVERY", 5)
-    calls, gate = gated_checkpoints(store)
+    found, gate = counted_checkpoints(monkeypatch)
+    gate.clear()
     await write(store, *(f"p{n}" for n in range(5)))
     await asyncio.sleep(0)
     await write(store, *(f"q{n}" for n in range(10)))  # during the first checkpoint
@@ -179,7 +199,7 @@ async def test_after_commits_during_a_checkpoint_the_next_is_waited_for_and_the_
     await store._checkpointing
     assert store._writer.behind
     written = 0
-    while len(calls) < 2:  # the commits go on until the next checkpoint is due
+    while len(found) < 2:  # the commits go on until the next checkpoint is due
         await write(store, f"r{written}")
         written += 1
         assert written <= 1000
