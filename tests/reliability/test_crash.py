@@ -307,3 +307,46 @@ async def test_sigterm_during_a_groups_reply_backlog_exits_within_ten_seconds(tm
         if bot.process is not None and bot.process.returncode is None:
             await bot.kill()
         await api.stop()
+
+
+async def test_sigterm_during_a_daily_broadcast_then_a_restart_gives_every_group_its_question_once(
+        tmp_path: Path) -> None:
+    """A deploy restarts the bot in the middle of the day's broadcast (90 groups at Telegram's pace take
+    three seconds). The groups not reached before the stop get their question after the restart, the
+    ones reached do not get it twice, and nothing is left half-posted."""
+    groups = [-1_003_000_000_000 - number for number in range(90)]
+    db_path = tmp_path / "broadcast.sqlite3"
+    core = Core(await Database.open(db_path), load_bank([FIXTURE_BANK]), SystemClock(), random.Random(SEED),
+                scheduled=False)
+    try:
+        for chat_id in groups:
+            await core.subscribe(ChatRef("telegram", str(chat_id), "group", f"Group {chat_id}"), "09:00", "UTC")
+        async with core.db.transaction() as transaction:  # due now, wherever in the day the test runs
+            await transaction.execute("UPDATE subscriptions SET next_post_at = ?", (time.time(),))
+    finally:
+        await core.close()
+    api = FakeBotApi(token=TOKEN)
+    await api.start()
+    bot = BotProcess(api, db_path, tmp_path / "bot.log")
+    try:
+        await bot.start()
+        await eventually(lambda: len(api.calls_of("sendMessage")) >= 20, 60, "the broadcast's first 20 posts")
+        assert await bot.stop() == 0
+        reached = [chat_id for chat_id in groups if api.sent_to(chat_id)]
+        assert 20 <= len(reached) < len(groups), "the stop came in the middle of the broadcast"
+        await bot.start()
+        await eventually(lambda: all(api.sent_to(chat_id) for chat_id in groups), 60, "every group's question")
+        await quiet(api)
+        assert await bot.stop() == 0
+    finally:
+        if bot.process is not None and bot.process.returncode is None:
+            await bot.kill()
+        await api.stop()
+    assert {chat_id: len(api.sent_to(chat_id)) for chat_id in groups} == {chat_id: 1 for chat_id in groups}
+    database = await Database.open(db_path)
+    try:
+        states = [row[0] for row in await database.fetch_all("SELECT state FROM daily_posts")]
+    finally:
+        await database.close()
+    assert states == ["sent"] * len(groups)
+    assert not our_tracebacks(bot.log_path.read_text(errors="replace"))
