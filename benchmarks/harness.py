@@ -46,7 +46,7 @@ class Outcome:
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     short_names = [path.rsplit(".", 1)[1] for path in MODULES]
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="smaller workloads, in lanes side by side (164 s on a quiet 2-core VM)")
+    parser.add_argument("--quick", action="store_true", help="smaller workloads, in lanes side by side (152-164 s on a quiet 2-core VM)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the raw figures to FILE")
     parser.add_argument("--only", nargs="+", metavar="NAME", choices=short_names,
                         help=f"run only these benchmarks ({', '.join(short_names)})")

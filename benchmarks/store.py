@@ -23,7 +23,9 @@ migrations) with the same PRAGMAs; only the path differs:
 The writers' answers (and items) are made before the clock starts, as raw's rows are; the recording of
 the store's statements keeps references, no copies. Rounds alternate raw and store on fresh files so
 that drift (page cache, CPU boost) hits both; each ratio is the median of the rounds' ratios (each
-round's sides ran one after the other).
+round's sides ran one after the other). Both sides copy the same WAL pages back into the database file:
+raw inside its COMMITs (SQLite's default), the store in a thread of its own beside its next writes,
+about every other checkpoint waited for (bot/store/sqlite_writer.py), as the running bot does.
 
 Kept as extras, labelled unequal in their keys: the interview side and the batched writer against raw
 committing every row (`unequal.*`): they compare grouped commits with per-row commits, so they credit
