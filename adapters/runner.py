@@ -52,19 +52,25 @@ async def _serve_all(settings: Settings, services: dict[str, Serve], metrics: st
             loop.add_signal_handler(signum, stop.set)
         except (NotImplementedError, RuntimeError):
             pass
+    platforms_stop = asyncio.Event()  # set once the core's own work has stopped (below)
     try:
         await core.start()
-        tasks = [asyncio.create_task(serve(core, settings, stop), name=name) for name, serve in services.items()]
+        tasks = [asyncio.create_task(serve(core, settings, platforms_stop), name=name)
+                 for name, serve in services.items()]
         gone = asyncio.create_task(core.db.gone.wait(), name="store watch")
+        signalled = asyncio.create_task(stop.wait(), name="stop signal")
         log.info("serving %s", ", ".join(services))
-        done, pending = await asyncio.wait([*tasks, gone], return_when=asyncio.FIRST_COMPLETED)
-        if gone not in done:  # a platform stopped (a signal, or an error): the others stop too
-            done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-        stop.set()
+        done, _ = await asyncio.wait([*tasks, gone, signalled], return_when=asyncio.FIRST_COMPLETED)
+        # a signal, the store gone, or a platform stopped (an error): first the daily posts and reveals
+        # being sent end (no new one begins), while the platforms' connections are still open; then the
+        # platforms stop
+        await core.stop_work()
+        platforms_stop.set()
         gone.cancel()
-        await asyncio.gather(*pending, gone, return_exceptions=True)
-        for task in done:
-            if task is not gone and task.exception() is not None:
+        signalled.cancel()
+        await asyncio.gather(*tasks, gone, signalled, return_exceptions=True)
+        for task in done:  # a platform that failed before the stop: its error is the exit's
+            if task in tasks and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]
         if core.db.gone.is_set():
             raise StoreGone(f"the store {core.db.path} was deleted or replaced while running")

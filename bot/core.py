@@ -9,6 +9,7 @@ timer (bot/schedule/timer) finds them due in the store.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 from dataclasses import replace
@@ -51,6 +52,7 @@ from bot.text.plaintext import render_plain
 from bot.text.units import counted
 
 log = logging.getLogger(__name__)
+STOP_GRACE_S = 3.0  # at shutdown, how long the posts and reveals being sent get to end (`Core.stop_work`)
 # What an adapter needs besides the facade: the neutral values it builds calls from and renders.
 __all__ = ["LETTERS", "SENIORITIES", "AnswerRefused", "BankError", "ChatRef", "ClickReply", "CommandHint", "Core",
            "Document", "InterviewFilters", "Message", "Outgoing", "Report", "UserError", "UserRef", "counted",
@@ -127,6 +129,14 @@ class Core(AnswerDoors, DeckDoors, ForgetDoors):
         """Every timer (reveals first), when scheduled; none when tests and tools tick by hand."""
         return [timer for timer in (self.reveals, self.timer, self.deadlines, self.quizzes, self.quiz_closes,
                                     self.deck_purges) if timer is not None]
+
+    async def stop_work(self, grace: float = STOP_GRACE_S) -> None:
+        """At shutdown, before the platforms close their connections: no daily post or reveal begins any
+        more, the sends under way get `grace` seconds to end, then the timers stop. A broadcast stopped so
+        leaves the chats it did not reach due for the next start; sends cut off after that would be
+        refused by a closed connection (and lost for the day) or left half-done. `close` follows."""
+        self.daily.stopping.set()
+        await asyncio.gather(*(timer.stop(grace) for timer in self._timers()))
 
     async def close(self) -> None:
         timers = self._timers()

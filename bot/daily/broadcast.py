@@ -2,7 +2,9 @@
 
 A thousand groups that chose 09:00 are one broadcast, not a thousand: a bounded set of workers takes
 the next chat from one list, each send waits for its slot of one even pacer per platform, so the
-platform's overall limit holds and memory does not grow with the number of chats.
+platform's overall limit holds and memory does not grow with the number of chats. Once `stopping` is
+set (the process is shutting down) no worker takes another chat: the sends under way finish, the chats
+not reached are left as they were, still due for the next start.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ IN_FLIGHT_SECONDS = 2.0  # workers per platform: enough sends in flight to fill 
 
 
 async def broadcast(items: Iterable[tuple[str, Item]], rates: dict[str, float],
-                    work: Callable[[Item], Awaitable[Result]]) -> list[Result]:
-    """Run `work` on every (platform, item), each platform at its own even rate; failures are logged, not raised."""
+                    work: Callable[[Item], Awaitable[Result]], stopping: asyncio.Event | None = None) -> list[Result]:
+    """Run `work` on every (platform, item), each platform at its own even rate, until `stopping` is set;
+    failures are logged, not raised."""
     by_platform: dict[str, list[Item]] = defaultdict(list)
     for platform, item in items:
         if platform in rates:
@@ -37,6 +40,8 @@ async def broadcast(items: Iterable[tuple[str, Item]], rates: dict[str, float],
         async def worker() -> None:
             for item in pending:  # the workers share one iterator: each takes the next chat
                 await pacer.acquire()
+                if stopping is not None and stopping.is_set():
+                    return
                 try:
                     results.append(await work(item))
                 except Exception:  # one chat's failure must not stop the others' posts

@@ -8,6 +8,7 @@ the post is marked revealed and the chat's daily question pauses (bot/daily/chat
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from bot.bank.loader import Bank
@@ -34,9 +35,11 @@ class Reveals:
     """The reveals of every platform whose adapter registered its port (the ports dict is shared, live)."""
 
     def __init__(self, db: Database, bank: Bank, clock: Clock, ports: dict[str, DeliveryPort],
-                 open_posts: OpenPosts | None = None) -> None:
+                 open_posts: OpenPosts | None = None, stopping: asyncio.Event | None = None) -> None:
         self.db, self.bank, self.clock, self.ports = db, bank, clock, ports
         self.open_posts = open_posts if open_posts is not None else OpenPosts()  # the clicks' memory of sent posts
+        # set at shutdown: no new reveal begins (bot/daily/broadcast.py)
+        self.stopping = stopping if stopping is not None else asyncio.Event()
 
     async def due(self) -> int:
         """Every reveal that is due, as one paced broadcast (a thousand posts at 09:00 reveal together)."""
@@ -47,7 +50,7 @@ class Reveals:
                 and sends_here(self.ports.get(record.platform), record.address, now - post.reveal_at)]
         rates = {name: port.posts_per_second for name, port in self.ports.items()}
         with lane("reveal"):  # behind people's replies, ahead of a posting broadcast
-            return sum(await broadcast(work, rates, self.reveal))
+            return sum(await broadcast(work, rates, self.reveal, self.stopping))
 
     async def reveal(self, post: posts.DailyPost) -> bool:
         """Reveal a post once, whichever of several workers found it due: the one that claims it, if it

@@ -8,9 +8,10 @@ scheduler only decides when to call it; tests call it with a ManualClock.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
@@ -79,7 +80,8 @@ class DailyService:
         self.poll_fit = PollFit()
         self.votes = PollVotes(db, bank, clock, self.answer)
         self.open_posts = OpenPosts()  # what a click on a sent post needs, read once per post
-        self.reveals = Reveals(db, bank, clock, self.ports, self.open_posts)
+        self.stopping = asyncio.Event()  # set at shutdown (`stop_broadcasts`): no post or reveal begins after it
+        self.reveals = Reveals(db, bank, clock, self.ports, self.open_posts, self.stopping)
 
     async def subscribe(self, caller: Caller, post_time: str, timezone: str = "UTC", topic: str | None = None,
                         difficulty: int | None = None, weekdays: tuple[int, ...] | None = None,
@@ -195,10 +197,16 @@ class DailyService:
                 log.warning("chat %d: the post due at %.0f is past its grace window; skipped", record.id, moment)
         rates = {name: port.posts_per_second for name, port in self.ports.items()}
         elsewhere: set[int] = set()  # chats another worker was posting: it moves them on (or, if it dies, we do)
-        results = await broadcast(
-            work, rates, lambda item: self._post(*item[:2], "scheduled", item[2], elsewhere=elsewhere))
+        reached: set[int] = set()  # chats whose post was begun: a stop leaves the others due, for the next start
+
+        def post(item: tuple[ChatRecord, posts.Subscription, str]) -> Awaitable[posts.DailyPost | None]:
+            reached.add(item[0].id)
+            return self._post(*item[:2], "scheduled", item[2], elsewhere=elsewhere)
+
+        results = await broadcast(work, rates, post, self.stopping)
         # after the posts: a crash mid-broadcast retries the rest; a subscription changed meanwhile keeps its change
-        advanced = [(chat_id, moment) for chat_id, moment in advanced if chat_id not in elsewhere]
+        left = {item[0].id for _, item in work} - reached
+        advanced = [(chat_id, moment) for chat_id, moment in advanced if chat_id not in elsewhere | left]
         await posts.set_next_posts(self.db, advanced, {s.chat_id: s.next_post_at for s in due})
         sent = [post for post in results if post is not None]
         failed = sum(1 for post in sent if post.state == "failed")

@@ -64,18 +64,20 @@ class Timer:
         if self.scheduler.running:
             self._arm(0.0)
 
-    async def stop(self) -> None:
-        """No more ticks; a tick still running is cancelled and awaited, so the store can close after it."""
+    async def stop(self, grace: float = 0.0) -> None:
+        """No more ticks; a tick still running gets `grace` seconds to end (its work told to begin nothing
+        new: `Core.stop_work`), then is cancelled and awaited, so the store can close after it."""
         self._stopped = True
-        if self.scheduler.running:
-            if self.scheduler.get_job(self.name) is not None:
-                self.scheduler.remove_job(self.name)
-            if self._owns_scheduler:
-                self.scheduler.shutdown(wait=False)
+        if self.scheduler.running and self.scheduler.get_job(self.name) is not None:
+            self.scheduler.remove_job(self.name)
         running, self._running = self._running, None
         if running is not None and not running.done() and running is not asyncio.current_task():
+            if grace > 0:
+                await asyncio.wait([running], timeout=grace)
             running.cancel()
             await asyncio.gather(running, return_exceptions=True)
+        if self._owns_scheduler and self.scheduler.running:  # after the grace: its shutdown cancels running jobs
+            self.scheduler.shutdown(wait=False)
 
     def _arm(self, delay: float) -> None:
         if self._stopped:

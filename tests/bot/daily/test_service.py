@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 from datetime import datetime
 from zoneinfo import ZoneInfo
@@ -288,3 +289,38 @@ async def test_subscriptions_from_before_the_timer_get_their_next_post(db, bank,
     assert await daily.next_moment() is None
     assert await daily.schedule_missing() == 1
     assert await daily.next_moment() == at("2026-05-04 09:00", "UTC")
+
+
+async def test_a_stop_during_a_broadcast_leaves_the_chats_not_reached_due_for_the_next_start(
+        db_path, bank, clock) -> None:
+    """A deploy stops the bot in the middle of the day's broadcast: the posts under way end, no new one
+    begins, and the chats not reached have no post recorded and are still due, so the next start posts
+    them (once), within the grace window."""
+    clock.set(at("2026-05-04 07:00", "UTC"))
+    chats = [ChatRef("test", f"c{i}", "group") for i in range(40)]
+    first_port = RecordingPort(posts_per_second=40)  # the broadcast takes a second
+    first = Core(await Database.open(db_path), bank, clock, scheduled=False)
+    first.add_port(first_port)
+    for chat in chats:
+        await first.subscribe(chat, "09:00", "UTC")
+    clock.set(at("2026-05-04 09:00", "UTC"))
+    running = asyncio.ensure_future(first.daily.run_due())
+    while len(first_port.sent) < 5:
+        await asyncio.sleep(0.01)
+    await first.stop_work()
+    summary = await asyncio.wait_for(running, 5)
+    reached = {chat for chat, _ in first_port.sent}
+    assert 5 <= summary.posted == len(reached) < len(chats)
+    await first.close()
+
+    second_port = RecordingPort()
+    second = Core(await Database.open(db_path), bank, clock, scheduled=False)
+    second.add_port(second_port)
+    try:
+        clock.set(at("2026-05-04 09:05", "UTC"))
+        await second.daily.run_due()
+        states = [row[0] for row in await second.db.fetch_all("SELECT state FROM daily_posts")]
+    finally:
+        await second.close()
+    assert {chat for chat, _ in second_port.sent} == {chat.platform_id for chat in chats} - reached
+    assert len(first_port.sent) + len(second_port.sent) == len(chats) and states == ["sent"] * len(chats)

@@ -152,3 +152,33 @@ async def test_work_that_came_due_during_a_tick_runs_at_once_not_a_second_later(
         assert ticks[2] - ticks[1] < 0.5, "not held back by the stuck pause"
     finally:
         await timer.stop()
+
+
+async def test_a_stop_with_grace_lets_the_running_tick_end_and_cancels_one_that_does_not() -> None:
+    """At shutdown the work of a running tick (the daily broadcast's sends under way) gets its grace to
+    end, rather than being cut off mid-send; a tick still running after it is cancelled."""
+    clock = ManualClock(1000.0)
+    ended: list[str] = []
+    release = asyncio.Event()
+
+    async def tick() -> None:
+        try:
+            await release.wait()
+            ended.append("finished")
+        except asyncio.CancelledError:
+            ended.append("cancelled")
+            raise
+
+    async def next_moment() -> float | None:
+        return None
+
+    for grace, release_after, expected in ((5.0, 0.05, "finished"), (0.05, None, "cancelled")):
+        ended.clear()
+        release.clear()
+        timer = Timer(tick, next_moment, clock, name=f"grace-{grace}")
+        timer.start()
+        await _until(lambda: timer._running is not None)
+        if release_after is not None:
+            asyncio.get_running_loop().call_later(release_after, release.set)
+        await timer.stop(grace)
+        assert ended == [expected]
