@@ -20,7 +20,8 @@ from bot.daily.open_posts import OpenPosts
 from bot.daily.view import reveal_message
 from bot.decks.library import ready_ids
 from bot.asking.delivery import Delivery
-from bot.port import ChatForbidden, ChatGone, DeliveryError, DeliveryPort, PollPort, poll_port, sends_here
+from bot.port import (UNOWNED_AFTER_S, ChatForbidden, ChatGone, DeliveryError, DeliveryPort, PollPort, poll_port,
+                      sends_here)
 from bot.schedule.clock import Clock
 from bot.store import daily as posts
 from bot.store import interviews as records
@@ -44,7 +45,7 @@ class Reveals:
     async def due(self) -> int:
         """Every reveal that is due, as one paced broadcast (a thousand posts at 09:00 reveal together)."""
         now = self.clock.now()
-        due = await posts.posts_to_reveal(self.db, now, self.ports)
+        due = await posts.posts_to_reveal(self.db, now, self.ports, abandoned_before=now - UNOWNED_AFTER_S)
         chats = await get_chats(self.db, [post.chat_id for post in due])
         work = [(record.platform, post) for post in due if (record := chats.get(post.chat_id)) is not None
                 and sends_here(self.ports.get(record.platform), record.address, now - post.reveal_at)]
@@ -59,6 +60,9 @@ class Reveals:
             current = await posts.get_post(self.db, post.id) if mine else None
             if current is None or current.state == "revealed":
                 return False
+            if current.state == "pending":
+                log.warning("chat %d: post %d was being sent when a bot process stopped; it may have gone out, "
+                            "so it is revealed as one whose outcome is unknown", post.chat_id, post.id)
             return await self._reveal(post)
 
     async def _reveal(self, post: posts.DailyPost) -> bool:

@@ -27,6 +27,14 @@ class PostSchedule:
         """The first post instant strictly after `moment`."""
         return next_instant(moment, self.at, self.tz, self.weekdays)
 
+    def slot_to_post(self, stored: float, now: float, grace: float) -> float:
+        """The instant whose post is due at `now`: the stored one; or, when the bot was down past its grace,
+        the latest one still within its grace, if any (yesterday's is lost, today's still goes out)."""
+        if now <= stored + grace:
+            return stored
+        latest = self.next_after(now - grace)
+        return latest if latest <= now else stored
+
     def local_day(self, moment: float) -> str:
         """The chat's local date at `moment`, as the store keys posts by it."""
         return local_date(moment, self.tz).isoformat()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Awaitable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
@@ -188,25 +188,27 @@ class DailyService:
             moment = subscription.next_post_at or now
             if record is not None and not sends_here(self.ports.get(record.platform), record.address, now - moment):
                 continue  # another process's chat (a shard it runs): left due for it
+            grace = self.grace.total_seconds()
+            if schedule is not None and (slot := schedule.slot_to_post(moment, now, grace)) != moment:
+                log.warning("chat %d: the post due at %.0f was missed; posting the one due at %.0f",
+                            subscription.chat_id, moment, slot)
+                moment = slot
             advanced.append((subscription.chat_id, schedule.next_after(max(now, moment)) if schedule else None))
             if schedule is None or record is None:
                 continue
-            if now <= moment + self.grace.total_seconds():
+            if now <= moment + grace:
                 work.append((record.platform, (record, subscription, schedule.local_day(moment))))
             else:
                 log.warning("chat %d: the post due at %.0f is past its grace window; skipped", record.id, moment)
         rates = {name: port.posts_per_second for name, port in self.ports.items()}
-        elsewhere: set[int] = set()  # chats another worker was posting: it moves them on (or, if it dies, we do)
-        reached: set[int] = set()  # chats whose post was begun: a stop leaves the others due, for the next start
-
-        def post(item: tuple[ChatRecord, posts.Subscription, str]) -> Awaitable[posts.DailyPost | None]:
-            reached.add(item[0].id)
-            return self._post(*item[:2], "scheduled", item[2], elsewhere=elsewhere)
-
-        results = await broadcast(work, rates, post, self.stopping)
+        # chats whose post this process claimed: the others were another worker's (it moves them on, or, if it
+        # dies, we do) or not reached before a stop (due for the next start)
+        settled: set[int] = set()
+        results = await broadcast(
+            work, rates, lambda item: self._post(*item[:2], "scheduled", item[2], settled=settled), self.stopping)
         # after the posts: a crash mid-broadcast retries the rest; a subscription changed meanwhile keeps its change
-        left = {item[0].id for _, item in work} - reached
-        advanced = [(chat_id, moment) for chat_id, moment in advanced if chat_id not in elsewhere | left]
+        worked = {item[0].id for _, item in work}
+        advanced = [(chat_id, moment) for chat_id, moment in advanced if chat_id not in worked or chat_id in settled]
         await posts.set_next_posts(self.db, advanced, {s.chat_id: s.next_post_at for s in due})
         sent = [post for post in results if post is not None]
         failed = sum(1 for post in sent if post.state == "failed")
@@ -222,17 +224,17 @@ class DailyService:
         return max(reveal_at, now + REVEAL_MARGIN_S)
 
     async def _post(self, record: ChatRecord, subscription: posts.Subscription | None, kind: str,
-                    day: str, as_poll: bool = False, elsewhere: set[int] | None = None,
+                    day: str, as_poll: bool = False, settled: set[int] | None = None,
                     topic: str | None = None) -> posts.DailyPost | None:
         """A scheduled post is claimed first: of several workers that find it due, one posts it, and one
-        that comes after finds it made (and must not reveal it as an 'earlier' post). A chat claimed by
-        another worker goes into `elsewhere`: left due, so that if that worker dies before posting,
-        the next tick here posts it."""
+        that comes after finds it made (and must not reveal it as an 'earlier' post). A chat claimed here
+        goes into `settled`; one claimed by another worker stays due, so that if that worker dies before
+        posting, the next tick here posts it."""
         if kind != "scheduled":
             return await self._post_claimed(record, subscription, kind, day, as_poll, topic)
         async with self.db.claim("post", record.id) as mine:
-            if not mine and elsewhere is not None:
-                elsewhere.add(record.id)
+            if mine and settled is not None:
+                settled.add(record.id)
             if not mine or await posts.has_scheduled_post(self.db, record.id, day):
                 return None
             return await self._post_claimed(record, subscription, kind, day, as_poll)

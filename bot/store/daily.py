@@ -265,15 +265,22 @@ async def start_reveal(db: Database, post_id: int, now: float) -> bool:
     return result.rowcount == 1
 
 
-async def posts_to_reveal(db: Database, now: float, platforms: Collection[str]) -> list[DailyPost]:
-    """Posts due for their reveal in chats whose adapter is running, earliest first."""
+async def posts_to_reveal(db: Database, now: float, platforms: Collection[str],
+                          abandoned_before: float | None = None) -> list[DailyPost]:
+    """Posts due for their reveal in chats whose adapter is running, earliest first. With
+    `abandoned_before`, also those still 'pending' that were made before it: a process stopped while
+    sending them (killed, or cut off at shutdown), so they may have gone out, as an unknown outcome may;
+    left pending, such a post would never be revealed, and the chat's board totals, folded in post
+    order, would stop at it for good."""
     if not platforms:
         return []
     values = tuple(platforms)
+    abandoned = -1.0 if abandoned_before is None else abandoned_before
     rows = await db.fetch_all(
         f"""SELECT p.* FROM daily_posts p JOIN chats c ON c.id = p.chat_id
-            WHERE p.state IN ('sent', 'unknown') AND p.reveal_at <= ? AND c.platform IN ({placeholders(values)})
-            ORDER BY p.reveal_at""", (now, *values))
+            WHERE p.state IN ('sent', 'unknown', 'pending') AND p.reveal_at <= ?
+              AND (p.state <> 'pending' OR p.created_at < ?) AND c.platform IN ({placeholders(values)})
+            ORDER BY p.reveal_at""", (now, abandoned, *values))
     return [_post(row) for row in rows]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -324,3 +325,65 @@ async def test_a_stop_during_a_broadcast_leaves_the_chats_not_reached_due_for_th
         await second.close()
     assert {chat for chat, _ in second_port.sent} == {chat.platform_id for chat in chats} - reached
     assert len(first_port.sent) + len(second_port.sent) == len(chats) and states == ["sent"] * len(chats)
+
+
+@dataclass
+class HangingPort(RecordingPort):
+    """A port whose sends never end (the process is killed during one)."""
+
+    entered: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def send(self, chat, message):
+        self.entered.set()
+        await asyncio.Event().wait()
+
+
+async def test_a_post_cut_off_mid_send_is_revealed_later_and_the_boards_move_on(db_path, bank, clock) -> None:
+    """A process killed while sending a post leaves it 'pending': it may have gone out. Once no process
+    can still be sending it, it is revealed like a post whose outcome is unknown, and the chat's board
+    totals (folded in post order) move past it to the next day's post and its answers."""
+    clock.set(at("2026-05-04 08:00", "UTC"))
+    first = Core(await Database.open(db_path), bank, clock, scheduled=False)
+    hanging = HangingPort()
+    first.add_port(hanging)
+    await first.subscribe(GROUP, "09:00", "UTC")
+    clock.set(at("2026-05-04 09:00", "UTC"))
+    running = asyncio.ensure_future(first.daily.run_due())
+    await asyncio.wait_for(hanging.entered.wait(), 5)
+    running.cancel()  # the kill, mid-send
+    await asyncio.gather(running, return_exceptions=True)
+    assert [row[0] for row in await first.db.fetch_all("SELECT state FROM daily_posts")] == ["pending"]
+    await first.close()
+
+    port = RecordingPort()
+    second = Core(await Database.open(db_path), bank, clock, scheduled=False)
+    second.add_port(port)
+    try:
+        clock.set(at("2026-05-05 09:00", "UTC"))
+        await second.daily.run_due()  # the day's post, and yesterday's abandoned one revealed
+        rows = await second.db.fetch_all("SELECT id, state FROM daily_posts ORDER BY id")
+        assert [row[1] for row in rows] == ["revealed", "sent"] and len(port.sent) == 2
+        today = next(message for _, message in port.sent if message.buttons)
+        token = today.buttons[0][0].token
+        await answer(second, UserRef("test", "u1", "Ada"), GROUP, token)
+        clock.set(at("2026-05-05 23:00", "UTC"))
+        await second.daily.run_due()  # today's reveal: the fold reaches it
+        folded = await second.db.fetch_all("SELECT post_id FROM board_folds")
+        totals = await second.db.fetch_all("SELECT answered FROM board_totals")
+    finally:
+        await second.close()
+    assert [row[0] for row in folded] == [rows[1][0]] and [row[0] for row in totals] == [1]
+
+
+async def test_a_bot_down_past_yesterdays_post_still_posts_todays_within_its_grace(core, daily, clock, port) -> None:
+    """The stored next post is yesterday's (the bot was down from before it until after today's): that
+    one is past its grace, but today's is not, and goes out once."""
+    clock.set(at("2026-05-04 08:00", "UTC"))
+    await core.subscribe(GROUP, "09:00", "UTC")
+    clock.set(at("2026-05-05 09:30", "UTC"))
+    assert (await daily.run_due()).posted == 1
+    clock.set(at("2026-05-05 09:45", "UTC"))
+    await daily.run_due()
+    assert len(port.sent) == 1
+    [row] = await core.db.fetch_all("SELECT local_date FROM daily_posts")
+    assert row[0] == "2026-05-05"
