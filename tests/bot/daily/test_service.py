@@ -47,6 +47,13 @@ async def answer(core: Core, user: UserRef, chat: ChatRef, token: str):
     return reply
 
 
+async def started(db_path, bank, clock, port: RecordingPort) -> Core:
+    """A core on the store file as a (re)started process opens it, with its one delivery port."""
+    core = Core(await Database.open(db_path), bank, clock, scheduled=False)
+    core.add_port(port)
+    return core
+
+
 @pytest.mark.parametrize("tz", ["Europe/Istanbul", "America/New_York", "Asia/Tokyo"])
 async def test_posts_at_the_local_instant(core, daily, clock, port, tz) -> None:
     clock.set(at("2026-03-02 08:00", tz))
@@ -300,8 +307,7 @@ async def test_a_stop_during_a_broadcast_leaves_the_chats_not_reached_due_for_th
     clock.set(at("2026-05-04 07:00", "UTC"))
     chats = [ChatRef("test", f"c{i}", "group") for i in range(40)]
     first_port = RecordingPort(posts_per_second=40)  # the broadcast takes a second
-    first = Core(await Database.open(db_path), bank, clock, scheduled=False)
-    first.add_port(first_port)
+    first = await started(db_path, bank, clock, first_port)
     for chat in chats:
         await first.subscribe(chat, "09:00", "UTC")
     clock.set(at("2026-05-04 09:00", "UTC"))
@@ -315,8 +321,7 @@ async def test_a_stop_during_a_broadcast_leaves_the_chats_not_reached_due_for_th
     await first.close()
 
     second_port = RecordingPort()
-    second = Core(await Database.open(db_path), bank, clock, scheduled=False)
-    second.add_port(second_port)
+    second = await started(db_path, bank, clock, second_port)
     try:
         clock.set(at("2026-05-04 09:05", "UTC"))
         await second.daily.run_due()
@@ -343,9 +348,8 @@ async def test_a_post_cut_off_mid_send_is_revealed_later_and_the_boards_move_on(
     can still be sending it, it is revealed like a post whose outcome is unknown, and the chat's board
     totals (folded in post order) move past it to the next day's post and its answers."""
     clock.set(at("2026-05-04 08:00", "UTC"))
-    first = Core(await Database.open(db_path), bank, clock, scheduled=False)
     hanging = HangingPort()
-    first.add_port(hanging)
+    first = await started(db_path, bank, clock, hanging)
     await first.subscribe(GROUP, "09:00", "UTC")
     clock.set(at("2026-05-04 09:00", "UTC"))
     running = asyncio.ensure_future(first.daily.run_due())
@@ -356,8 +360,7 @@ async def test_a_post_cut_off_mid_send_is_revealed_later_and_the_boards_move_on(
     await first.close()
 
     port = RecordingPort()
-    second = Core(await Database.open(db_path), bank, clock, scheduled=False)
-    second.add_port(port)
+    second = await started(db_path, bank, clock, port)
     try:
         clock.set(at("2026-05-05 09:00", "UTC"))
         await second.daily.run_due()  # the day's post, and yesterday's abandoned one revealed
