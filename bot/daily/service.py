@@ -80,7 +80,7 @@ class DailyService:
         self.poll_fit = PollFit()
         self.votes = PollVotes(db, bank, clock, self.answer)
         self.open_posts = OpenPosts()  # what a click on a sent post needs, read once per post
-        self.stopping = asyncio.Event()  # set at shutdown (`stop_broadcasts`): no post or reveal begins after it
+        self.stopping = asyncio.Event()  # set at shutdown (`Core.stop_work`): no post or reveal begins after it
         self.reveals = Reveals(db, bank, clock, self.ports, self.open_posts, self.stopping)
 
     async def subscribe(self, caller: Caller, post_time: str, timezone: str = "UTC", topic: str | None = None,
@@ -183,12 +183,12 @@ class DailyService:
         chats = await get_chats(self.db, [subscription.chat_id for subscription in due])
         work: list[tuple[str, tuple[ChatRecord, posts.Subscription, str]]] = []
         advanced: list[tuple[int, float | None]] = []
+        grace = self.grace.total_seconds()
         for subscription in due:
             schedule, record = schedule_of(subscription), chats.get(subscription.chat_id)
             moment = subscription.next_post_at or now
             if record is not None and not sends_here(self.ports.get(record.platform), record.address, now - moment):
                 continue  # another process's chat (a shard it runs): left due for it
-            grace = self.grace.total_seconds()
             if schedule is not None and (slot := schedule.slot_to_post(moment, now, grace)) != moment:
                 log.warning("chat %d: the post due at %.0f was missed; posting the one due at %.0f",
                             subscription.chat_id, moment, slot)

@@ -268,7 +268,7 @@ class SQLiteDatabase(Database):
         return opened
 
     async def _checkpoint_after(self, writer: LoopWriter) -> None:
-        """A checkpoint due after the loop's commits (bot/store/sqlite_writer.py): begun in aiosqlite's thread
+        """A checkpoint due after the loop's commits (bot/store/sqlite_writer.py): begun in a thread of its own
         while the writes go on, one at a time; waited for, under the write lock, when commits landed during
         the last one (so the WAL starts again from its beginning)."""
         if self._checkpointing is not None and not self._checkpointing.done():

@@ -12,7 +12,7 @@ SQLite error (the thread then meets it, or not, and reports it as it always did)
 The WAL is not checkpointed by this connection's commits (that writes and syncs the database file, which
 would hold the event loop): about as often as SQLite's own cadence would (every WAL_PAGES pages, judged
 from the pages the last checkpoint found per commit) the store asks for a passive checkpoint in
-aiosqlite's thread. The writes go on beside it (WAL lets a checkpoint and a writer work at once, and the
+another thread. The writes go on beside it (WAL lets a checkpoint and a writer work at once, and the
 thread's copying and syncing leave the loop's core free); but the WAL can start again from its beginning
 only after a checkpoint that copied all of it with no commit landing meanwhile, so when commits did land
 during the last one, the next is waited for, as a commit that checkpoints would be: a busy store's WAL
