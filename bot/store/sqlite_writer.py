@@ -55,13 +55,12 @@ class LoopWriter:
     def __init__(self, path: Path) -> None:
         self.started: float | None = None  # this thread's CPU clock when SQLite first asked in this transaction
         self.interrupted = False
-        self.commits = 0  # since the last checkpoint began
+        self.commits = 0  # every commit on this connection
         self.every = CHECKPOINT_EVERY  # commits between two checkpoints, from the pages a commit writes
         self.cooling = 0  # transactions still to send to the thread after one over the budget
         self.in_wal = 0  # commits since the WAL last started again from its beginning
         self.behind = False  # commits landed during the last checkpoint: the WAL could not start again
-        self._commits_seen = 0  # every commit, to tell whether any landed during a checkpoint
-        self._at_start = (0, 0)  # (commits seen, commits in the WAL) when the running checkpoint began
+        self._at_start = (0, 0)  # (commits, commits in the WAL) when the last checkpoint began
         self.connection = loop_connection(path, PRAGMAS, self._over_budget, BUDGET_CHECK_STEPS)
 
     def _over_budget(self) -> bool:
@@ -97,17 +96,15 @@ class LoopWriter:
             raise NotHere(str(error)) from error
         self.commits += 1
         self.in_wal += 1
-        self._commits_seen += 1
         return result
 
     def checkpoint_due(self) -> bool:
-        """Whether enough commits went by to ask for a checkpoint."""
-        return self.commits >= self.every
+        """Whether enough commits went by since the last checkpoint began to ask for another."""
+        return self.commits - self._at_start[0] >= self.every
 
     def checkpoint_begins(self) -> None:
         """A checkpoint is asked for now: the commits from here on count towards the next one."""
-        self._at_start = (self._commits_seen, self.in_wal)
-        self.commits = 0
+        self._at_start = (self.commits, self.in_wal)
 
     def checkpointed(self, pages: int, copied: int) -> None:
         """The checkpoint begun last found `pages` pages of WAL and copied `copied` of them (-1: it failed):
@@ -116,7 +113,7 @@ class LoopWriter:
         seen, in_wal = self._at_start
         if pages > 0 and in_wal > 0:
             self.every = max(1, min(WAL_PAGES, round(WAL_PAGES * in_wal / pages)))
-        self.behind = self._commits_seen != seen or copied < pages
+        self.behind = self.commits != seen or copied < pages
         if not self.behind:
             self.in_wal = 0
 
