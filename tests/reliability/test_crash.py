@@ -107,6 +107,11 @@ class BotProcess:
         self.process.kill()  # SIGKILL: no cleanup, no last poll, no flush
         await self.process.wait()
 
+    async def kill_if_running(self) -> None:
+        """A test's teardown: a process still running (the test failed before stopping it) is killed."""
+        if self.process is not None and self.process.returncode is None:
+            await self.kill()
+
     async def stop(self) -> int:
         assert self.process is not None
         self.process.send_signal(signal.SIGTERM)
@@ -198,8 +203,7 @@ async def test_kill_9_during_a_click_burst_never_loses_or_doubles_an_answer(tmp_
         assert len(kills) >= 10
         await check_the_store(api, db_path, bodies, posts, kills, log_path)
     finally:
-        if bot.process is not None and bot.process.returncode is None:
-            await bot.kill()
+        await bot.kill_if_running()
         await api.stop()
 
 
@@ -304,8 +308,7 @@ async def test_sigterm_during_a_groups_reply_backlog_exits_within_ten_seconds(tm
         assert len(api.sent_to(group_chat["id"])) < 60, "the backlog was really there when the stop came"
         assert "Traceback" not in bot.log_path.read_text(errors="replace")
     finally:
-        if bot.process is not None and bot.process.returncode is None:
-            await bot.kill()
+        await bot.kill_if_running()
         await api.stop()
 
 
@@ -339,8 +342,7 @@ async def test_sigterm_during_a_daily_broadcast_then_a_restart_gives_every_group
         await quiet(api)
         assert await bot.stop() == 0
     finally:
-        if bot.process is not None and bot.process.returncode is None:
-            await bot.kill()
+        await bot.kill_if_running()
         await api.stop()
     assert {chat_id: len(api.sent_to(chat_id)) for chat_id in groups} == {chat_id: 1 for chat_id in groups}
     database = await Database.open(db_path)

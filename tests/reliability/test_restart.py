@@ -55,8 +55,7 @@ async def test_a_postgresql_restart_costs_only_the_clicks_during_it(tmp_path, po
         await quiet(api)
         assert await bot.stop() == 0
     finally:
-        if bot.process is not None and bot.process.returncode is None:
-            await bot.kill()
+        await bot.kill_if_running()
         await api.stop()
 
     apology = APOLOGY[:200]
