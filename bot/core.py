@@ -44,6 +44,7 @@ from bot.scores.boards import Period
 from bot.scores.service import ScoresService
 from bot.store.backend import is_store_failure
 from bot.store.database import Database
+from bot.store.item_steps import fold_pending
 from bot.store.people import move_chat, set_chat_language, set_user_language
 from bot.text.i18n import language_from_locale, t, user_error_text
 from bot.text.messages import CommandHint, Message, Paragraph
@@ -119,6 +120,7 @@ class Core(AnswerDoors, DeckDoors, ForgetDoors):
 
     async def start(self) -> None:
         """Catch up on what was missed while down, then wake for what comes next."""
+        await fold_pending(self.db)  # item steps a killed process logged and never folded
         await self.daily.schedule_missing()
         for timer in self._timers():
             timer.start()  # their first ticks catch up at once
@@ -145,6 +147,7 @@ class Core(AnswerDoors, DeckDoors, ForgetDoors):
         if timers and timers[0].scheduler.running:  # the one scheduler they share: shut down once
             timers[0].scheduler.shutdown(wait=False)
         close_chart_worker()
+        await self.daily.answers.settled()  # the last batch's item steps folded (PostgreSQL), not left logged
         await self.db.close()
 
     async def tick(self) -> None:

@@ -13,6 +13,7 @@ from bot.bank import BankError, load_bank
 from bot.learner.analysis import ItemStats, analyse
 from bot.store import learner as beliefs
 from bot.store.database import Database
+from bot.store.item_steps import fold_pending
 
 DEFAULT_MIN_ANSWERS = 10
 
@@ -58,6 +59,7 @@ async def _analyse(settings: Settings, questions: dict, min_answers: int) -> lis
     db = await Database.open(settings.db_path)
     try:
         rows = await beliefs.answer_rows(db)
+        await fold_pending(db)  # steps logged by answers on PostgreSQL and not yet folded count too
         calibrated = await beliefs.item_difficulties(db)
     finally:
         await db.close()

@@ -108,6 +108,12 @@ def update_person(person: Estimate, item: Estimate, right: bool) -> Estimate:
     return _step(person, 1.0, item.value, item.variance, right)
 
 
+def update_item(item: Estimate, person: Estimate, right: bool) -> Estimate:
+    """The item's belief alone after one answer, from the person's belief before it (a logged step folded
+    later: bot/store/item_steps.py); the same figures as `update` and `answer_steps` give the item."""
+    return _step(item, -1.0, person.value, person.variance, right)
+
+
 def answer_steps(topic: Estimate, specialty: Estimate, item: Estimate,
                  right: bool) -> tuple[Estimate, Estimate, Estimate]:
     """One first-sight answer's three steps in one call: `update(topic, item)` and

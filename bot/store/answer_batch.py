@@ -9,6 +9,8 @@ transaction is one hand-off (`Database.in_one_call`); on PostgreSQL several work
 by side, and a batch given up to a deadlock runs again. Each caller still returns only after the COMMIT
 that holds its answer, and a second answer by the same person to the same question is refused exactly
 as the unique constraint would (ON CONFLICT DO NOTHING: the one another worker wrote first stands).
+On PostgreSQL the items' difficulty steps are logged with the answers and folded by a transaction of
+their own once the callers have their verdicts (bot/store/item_steps.py says why).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from bot.domain import RecordedAnswer
 from bot.learner.items import Item
 from bot.store.database import Database, Transaction, UniqueViolation, placeholders
+from bot.store.item_steps import fold
 from bot.store.interviews import AlreadyAnswered
 from bot.store.learner import LearnerAnswer, beliefs_query, hold_items, items_query, record_answers
 from bot.review.cards import DEFAULT_RETENTION
@@ -27,6 +30,7 @@ from bot.store.review import ReviewAnswer, cards_query, record_reviews
 
 log = logging.getLogger(__name__)
 MAX_BATCH = 256
+BATCHES_AT_ONCE = 2  # per writer on PostgreSQL: with the database a network away a batch is mostly waiting
 INSERT_ATTEMPTS = 3  # a batch whose INSERT met an answer written beside it (outside the key locks) runs again
 
 
@@ -54,7 +58,9 @@ class AnswerWriter:
         self.db = db
         self.retention = retention  # the review cards' desired retention (FSRS)
         self._queue: list[_Pending] = []
-        self._flushing: asyncio.Task[None] | None = None
+        self._flushing: set[asyncio.Task[None]] = set()
+        self._unfolded: set[str] = set()  # items whose logged steps this writer's next fold takes
+        self._folding: asyncio.Task[None] | None = None
 
     async def record(self, answer: RecordedAnswer, question_id: str, item: Item | None = None) -> int:
         """Return once the answer is committed (and its review card and, given the item, the learner
@@ -62,8 +68,12 @@ class AnswerWriter:
         counted once per batch instead of once per click)."""
         pending = _Pending(answer, question_id, asyncio.get_running_loop().create_future(), item)
         self._queue.append(pending)
-        if self._flushing is None or self._flushing.done():
-            self._flushing = asyncio.create_task(self._flush_all(), name="answer-batch")
+        # SQLite has one writer; on PostgreSQL a batch's round trips overlap the next batch's
+        # (a task whose loop found the queue empty is done at once; its discard comes a moment later)
+        if sum(not task.done() for task in self._flushing) < (BATCHES_AT_ONCE if self.db.dialect.row_locks else 1):
+            flushing = asyncio.create_task(self._flush_all(), name="answer-batch")
+            self._flushing.add(flushing)
+            flushing.add_done_callback(self._flushing.discard)
         return await pending.done
 
     async def _flush_all(self) -> None:
@@ -92,6 +102,32 @@ class AnswerWriter:
                 _fail(pending, verdict)
             elif not pending.done.done():
                 pending.done.set_result(counts.get(pending.answer.asked_id, 0))
+        if self.db.dialect.row_locks:
+            self._fold_later({p.item.question_id for p, verdict in zip(batch, verdicts)
+                              if verdict is None and p.item is not None})
+
+    def _fold_later(self, question_ids: set[str]) -> None:
+        """The items' logged steps folded in the background, one fold at a time per writer: the items of
+        batches committed while one runs go into the next."""
+        self._unfolded |= question_ids
+        if self._unfolded and (self._folding is None or self._folding.done()):
+            self._folding = asyncio.create_task(self._fold_all(), name="item-fold")
+
+    async def _fold_all(self) -> None:
+        while self._unfolded:
+            wanted, self._unfolded = sorted(self._unfolded), set()
+            try:
+                await self.db.in_one_call(lambda connection: fold(connection, wanted))
+            except Exception:  # the steps stay logged: the item's next fold, or the next start's, takes them
+                log.exception("folding the difficulty steps of %d items failed", len(wanted))
+
+    async def settled(self) -> None:
+        """Once every answer given so far is written and its item's step folded (a clean stop; tests)."""
+        while True:
+            running = [task for task in (*self._flushing, self._folding) if task is not None and not task.done()]
+            if not running:
+                return
+            await asyncio.gather(*running, return_exceptions=True)
 
     async def _record(self, connection: Transaction,
                       batch: list[_Pending]) -> tuple[list[BaseException | None], dict[int, int]]:
@@ -116,8 +152,9 @@ class AnswerWriter:
         await connection.lock("person", users)
         await hold_items(connection, items, batch[0].answer.answered_at)
         reads = [_state_query(keys, users, connection), cards_query(users, sorted({p.question_id for p in batch}))]
+        log_items = connection.dialect.row_locks  # PostgreSQL: the items' steps logged, folded after the COMMIT
         if items:
-            reads += [beliefs_query(users), items_query(item_ids, connection)]
+            reads += [beliefs_query(users), items_query(item_ids, connection, locked=not log_items)]
         state, cards, *beliefs = await connection.fetch_together(reads)
         still_open, existing, before = _state_of(state, keys)
         verdicts: list[BaseException | None] = []
@@ -143,12 +180,14 @@ class AnswerWriter:
             if pending.item is not None:
                 learned.append(LearnerAnswer(answer.user_id, pending.item, answer.correct, answer.answered_at))
         await record_reviews(connection, reviews, self.retention, cards)
-        await record_answers(connection, learned, beliefs[0] + beliefs[1] if beliefs else [])
-        if connection.dialect.row_locks:  # rows `hold_items` made (PostgreSQL only) that no answer moved
+        await record_answers(connection, learned, beliefs[0] + beliefs[1] if beliefs else [], log_items=log_items)
+        if log_items:  # rows `hold_items` made that no answer moved, and no step waits to move
             unanswered = set(item_ids) - {answer.item.question_id for answer in learned}
             if unanswered:
-                await connection.executemany("DELETE FROM item_difficulties WHERE question_id = ? AND answers = 0",
-                                             [(question_id,) for question_id in sorted(unanswered)])
+                await connection.executemany(
+                    """DELETE FROM item_difficulties WHERE question_id = ? AND answers = 0
+                       AND NOT EXISTS (SELECT 1 FROM item_steps s WHERE s.question_id = item_difficulties.question_id)""",
+                    [(question_id,) for question_id in sorted(unanswered)])
         return verdicts, counts
 
 

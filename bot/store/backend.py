@@ -113,7 +113,7 @@ class Transaction(ABC):
         return rows[0] if rows else None
 
     async def lock(self, kind: str, keys: Iterable[int | str]) -> None:
-        """Hold, until this transaction ends, one lock per key of `kind` ('person', 'chat'): for a
+        """Hold, until this transaction ends, one lock per key of `kind` ('person', 'chat', 'item_fold'): for a
         read-then-write whose rows no single row lock covers (a person's beliefs and cards, a chat's
         board totals; rows that may not exist yet). Keys are taken in ascending order, and kinds in the
         order person, chat wherever both are taken, so two transactions never wait on each other in a

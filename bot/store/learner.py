@@ -36,6 +36,27 @@ class LearnerAnswer(NamedTuple):
 Key = tuple[int, str, str]  # (user id, scope, name)
 
 
+class ItemStep(NamedTuple):
+    """One answer's step of its item, as logged: the item, its author's label (where a first step starts),
+    the answering person's topic belief before the answer, right or wrong, and when."""
+
+    question_id: str
+    label: int
+    ability: float
+    ability_variance: float
+    right: bool
+    at: float
+
+
+async def log_steps(connection: Transaction, steps: list[ItemStep]) -> None:
+    """Inside the answers' transaction: the steps logged with them (committed together or not at all)."""
+    await connection.executemany(
+        """INSERT INTO item_steps (question_id, label, ability, ability_variance, correct, answered_at)
+           VALUES (?, ?, ?, ?, ?, ?)""",
+        [(step.question_id, step.label, step.ability, step.ability_variance, int(step.right), step.at)
+         for step in steps])
+
+
 def _belief(row: tuple, now: float) -> Estimate:
     """A stored (ability, variance, answers, updated at) row as the belief stands at `now` (widened)."""
     value, variance, answers, at = row
@@ -49,14 +70,15 @@ def beliefs_query(users: list[int]) -> tuple[str, tuple[Any, ...]]:
                 WHERE user_id IN ({placeholders(users)})""", tuple(users))
 
 
-def items_query(questions: list[str], connection: Transaction) -> tuple[str, tuple[Any, ...]]:
-    """The read of these items' difficulties, their rows locked FOR UPDATE (PostgreSQL) by the read itself,
-    in ascending order: the lock is held from this read to the COMMIT, one round trip shorter than a key
-    lock taken before it, and every worker recording answers to a popular question waits on it in turn.
-    A row locked after a wait is read as the other transaction committed it."""
+def items_query(questions: list[str], connection: Transaction, locked: bool = True) -> tuple[str, tuple[Any, ...]]:
+    """The read of these items' difficulties, their rows locked FOR UPDATE (PostgreSQL) by the read itself
+    unless `locked` is False, in ascending order: the lock is held from this read to the COMMIT, one round
+    trip shorter than a key lock taken before it. A row locked after a wait is read as the other transaction
+    committed it. Daily answer batches read unlocked and log their items' steps (bot/store/item_steps.py),
+    so that the workers answering a popular question do not wait on its row in turn."""
+    locking = connection.dialect.locking("UPDATE") if locked else ""
     return (f"""SELECT 'item', 0, '', question_id, difficulty, variance, answers, updated_at FROM item_difficulties
-                WHERE question_id IN ({placeholders(questions)})
-                ORDER BY question_id{connection.dialect.locking("UPDATE")}""", tuple(questions))
+                WHERE question_id IN ({placeholders(questions)}) ORDER BY question_id{locking}""", tuple(questions))
 
 
 async def hold_items(connection: Transaction, items: Iterable[Item], now: float) -> None:
@@ -72,14 +94,15 @@ async def hold_items(connection: Transaction, items: Iterable[Item], now: float)
             [(question_id, *starting_difficulty(item.label)[:2], now) for question_id, item in sorted(first.items())])
 
 
-async def record_answers(connection: Transaction, answers: list[LearnerAnswer],
-                         rows: list[Any] | None = None) -> dict[Key, Estimate]:
+async def record_answers(connection: Transaction, answers: list[LearnerAnswer], rows: list[Any] | None = None,
+                         log_items: bool = False) -> dict[Key, Estimate]:
     """Inside a caller's transaction: move abilities and item difficulties by these answers, in order.
     A read-modify-write: the people's key locks, then the items' rows (`hold_items`, `items_query`; both
     in ascending order, as every writer takes them) keep two workers' steps from overwriting each other,
     including for a belief whose row does not exist yet. Given `rows`, what `beliefs_query` and
     `items_query` read (after those locks and `hold_items`, by the caller) for at least these answers'
-    people and items.
+    people and items. With `log_items` (a daily batch on PostgreSQL, its items read unlocked) the items'
+    steps are logged for a fold after the COMMIT (bot/store/item_steps.py) instead of written here.
 
     Returns the person beliefs it wrote, keyed (user id, scope, name)."""
     if not answers:
@@ -107,17 +130,21 @@ async def record_answers(connection: Transaction, answers: list[LearnerAnswer],
 
     moved_people: dict[Key, tuple[Estimate, float]] = {}
     moved_items: dict[str, tuple[Estimate, float]] = {}
+    steps: list[ItemStep] = []
     for answer in answers:  # every answer of a burst passes here: lookups and records kept to the few needed
         asked, user_id, at = answer.item, answer.user_id, answer.at
         question_id = asked.question_id
         item = items.get(question_id) or starting_difficulty(asked.label)
         topic_key: Key = (user_id, TOPIC, asked.topic)
         specialty_key: Key = (user_id, SPECIALTY, asked.specialty)
-        topic, specialty, item = answer_steps(people.get(topic_key) or belief(topic_key),
-                                              people.get(specialty_key) or belief(specialty_key), item, answer.right)
+        before = people.get(topic_key) or belief(topic_key)
+        topic, specialty, item = answer_steps(before, people.get(specialty_key) or belief(specialty_key), item,
+                                              answer.right)
         people[topic_key], people[specialty_key], items[question_id] = topic, specialty, item
         moved_people[topic_key], moved_people[specialty_key] = (topic, at), (specialty, at)
         moved_items[question_id] = (item, at)
+        if log_items:
+            steps.append(ItemStep(question_id, asked.label, before.value, before.variance, answer.right, at))
     await connection.executemany(
         """INSERT INTO abilities (user_id, scope, name, ability, variance, answers, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -130,13 +157,21 @@ async def record_answers(connection: Transaction, answers: list[LearnerAnswer],
                variance = excluded.variance""",
         [(user_id, name, utc_week_start(at), belief.value, belief.variance)
          for (user_id, scope, name), (belief, at) in moved_people.items() if scope == TOPIC])
+    if log_items:
+        await log_steps(connection, steps)
+    else:
+        await write_items(connection, moved_items)
+    return {key: belief for key, (belief, _) in moved_people.items()}
+
+
+async def write_items(connection: Transaction, moved: dict[str, tuple[Estimate, float]]) -> None:
+    """Items' difficulties as they now stand, each with the instant of its last step."""
     await connection.executemany(
         """INSERT INTO item_difficulties (question_id, difficulty, variance, answers, updated_at)
            VALUES (?, ?, ?, ?, ?)
            ON CONFLICT (question_id) DO UPDATE SET difficulty = excluded.difficulty,
                variance = excluded.variance, answers = excluded.answers, updated_at = excluded.updated_at""",
-        [(question_id, *item, at) for question_id, (item, at) in moved_items.items()])
-    return {key: belief for key, (belief, _) in moved_people.items()}
+        [(question_id, *item, at) for question_id, (item, at) in moved.items()])
 
 
 async def abilities(db: Database | Transaction, user_id: int, now: float, scope: str = TOPIC) -> dict[str, Estimate]:

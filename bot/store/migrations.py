@@ -316,6 +316,21 @@ MIGRATIONS: tuple[str | dict[str, str], ...] = (
     """
     CREATE INDEX decks_awaiting_sweep ON decks (id) WHERE removed_at IS NOT NULL OR retired IS NOT NULL;
     """,
+    # 17: on PostgreSQL a daily answer's step of its item's difficulty is logged here (what the step needs of
+    # the person) and folded into item_difficulties afterwards (bot/store/item_steps.py), so that workers
+    # answering one question no longer take turns on its row inside their answer transactions.
+    """
+    CREATE TABLE item_steps (
+        id INTEGER PRIMARY KEY,
+        question_id TEXT NOT NULL,
+        label INTEGER NOT NULL,
+        ability REAL NOT NULL,
+        ability_variance REAL NOT NULL,
+        correct INTEGER NOT NULL,
+        answered_at REAL NOT NULL
+    );
+    CREATE INDEX item_steps_by_question ON item_steps (question_id, id);
+    """,
 )
 
 LATEST = len(MIGRATIONS)

@@ -30,7 +30,8 @@ from bot.store.backend import POSTGRESQL, IntegrityViolation, Result, Row, Trans
 log = logging.getLogger(__name__)
 LOST = (pg.PostgresConnectionError, pg.OperatorInterventionError, pg.InterfaceError, ConnectionError, OSError)
 BEGIN_ATTEMPTS = 3
-KEY_KINDS = {"person": 0x11, "chat": 0x13}  # high bits of `Transaction.lock`'s keys (0x12 was items': row locks now)
+# high bits of `Transaction.lock`'s keys (0x12 was items': row locks now; "item_fold": bot/store/item_steps.py)
+KEY_KINDS = {"person": 0x11, "chat": 0x13, "item_fold": 0x14}
 HELD_BACK_ROWS = 64  # an executemany this long or longer goes as before (a bulk copy), not as literals
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import asyncpg
 import pytest
 
 from benchmarks.pg_proxy import ProxyProcess
@@ -14,6 +15,7 @@ from bot.store.answer_batch import AnswerWriter, QuestionClosed
 from bot.store.daily import create_post
 from bot.store.interviews import AlreadyAnswered, close_asked
 from bot.store.people import ensure_chat, ensure_user
+from bot.store.postgres_transaction import lock_key
 from bot.store.review import get_card
 
 
@@ -81,7 +83,8 @@ async def test_a_batch_costs_three_round_trips_on_postgresql_whatever_its_size(p
                                                                                  postgres_store_url) -> None:
     """With the database a network away a batch's time is its round trips: the key locks, one read of
     everything (the question's state, the answers there, the cards, the beliefs), the writes with the
-    COMMIT. Counted at the server's door, for batches of 1 and of 24 answers, with the learner's item."""
+    COMMIT; then, after its callers heard, three more fold its item's logged step (bot/store/item_steps.py).
+    Counted at the server's door, for batches of 1 and of 24 answers, with the learner's item."""
     item = Item("fx-001", "topic", "specialty", 2)
     db = await Database.open(postgres_store_url)
     try:
@@ -93,13 +96,51 @@ async def test_a_batch_costs_three_round_trips_on_postgresql_whatever_its_size(p
         try:
             writer = AnswerWriter(db)
             await writer.record(RecordedAnswer(asked_id, users[0], 1, False, 10, 2.0, 0), "fx-001", item)  # warm
+            await writer.settled()
             for size, members in ((1, users[1:2]), (24, users[1:])):
                 before = (await proxy.chunks())["to_server"]
                 answers = [RecordedAnswer(asked_id, user, user % 4, user % 4 == 0, 10, 3.0, 1) for user in members]
                 await asyncio.gather(*(writer.record(a, "fx-001", item) for a in answers), return_exceptions=True)
+                await writer.settled()
                 flights = (await proxy.chunks())["to_server"] - before
-                assert flights <= 3, f"{flights} messages for {size} answers"
+                assert flights <= 3 + 3, f"{flights} messages for {size} answers and their fold"
             assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == 25
             assert (await db.fetch_one("SELECT answers FROM item_difficulties"))[0] == 25
         finally:
             await db.close()
+
+
+async def test_answers_given_one_after_another_are_each_written(db: Database) -> None:
+    """A member whose answer comes the moment the last batch was written (its task just ending) is written
+    too, not left waiting for a batch that never starts."""
+    asked_id, users = await setup(db, 5)
+    writer = AnswerWriter(db)
+
+    async def one_after_another() -> list[int]:  # each answer given straight from the last one's return
+        return [await writer.record(RecordedAnswer(asked_id, user, 0, True, 10, 2.0, 1), "fx-001") for user in users]
+
+    assert await asyncio.wait_for(one_after_another(), 10) == [1, 2, 3, 4, 5]
+
+
+async def test_a_member_waiting_on_their_lock_does_not_hold_up_the_next_members_answer(postgres_store_url) -> None:
+    """On PostgreSQL a worker writes a second batch while the first waits (here on its member's key lock,
+    held elsewhere; with the database a network away, on its round trips): the next member hears at once."""
+    db = await Database.open(postgres_store_url)
+    holder = await asyncpg.connect(postgres_store_url)
+    try:
+        asked_id, users = await setup(db, 2)
+        writer = AnswerWriter(db)
+        holding = holder.transaction()
+        await holding.start()
+        await holder.execute("SELECT pg_advisory_xact_lock($1)", lock_key("person", users[0]))
+        first = asyncio.ensure_future(writer.record(RecordedAnswer(asked_id, users[0], 0, True, 10, 2.0, 1), "fx-001"))
+        while not await holder.fetchval("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"):
+            await asyncio.sleep(0.01)  # until the first batch waits on the lock
+        second = RecordedAnswer(asked_id, users[1], 1, False, 10, 2.0, 0)
+        assert await asyncio.wait_for(writer.record(second, "fx-001"), 10) == 1
+        assert not first.done()
+        await holding.rollback()
+        assert await asyncio.wait_for(first, 10) == 2
+    finally:
+        await holder.close()
+        await db.close()

@@ -63,6 +63,11 @@ async def outcome(writer: AnswerWriter, given: RecordedAnswer) -> str:
     return "recorded"
 
 
+async def settle(writers: list[AnswerWriter]) -> None:
+    """Every writer's batches written and their items' logged steps folded (bot/store/item_steps.py)."""
+    await asyncio.gather(*(writer.settled() for writer in writers))
+
+
 async def count(db: Database, sql: str, parameters: tuple = ()) -> int:
     return int((await db.fetch_one(sql, parameters))[0])
 
@@ -74,6 +79,7 @@ async def test_one_person_clicking_through_every_worker_is_recorded_once(workers
     results = await asyncio.gather(*(outcome(writer, answer(asked_id, user)) for writer in writers * 3))
     assert sorted(results) == ["recorded"] + ["repeat"] * (len(results) - 1)
     assert await count(workers[0], "SELECT count(*) FROM answers WHERE asked_id = ?", (asked_id,)) == 1
+    await settle(writers)
     assert await count(workers[0], "SELECT answers FROM item_difficulties WHERE question_id = ?",
                        (ITEM.question_id,)) == 1, "the learner model moved once, by the one answer kept"
 
@@ -90,6 +96,7 @@ async def test_many_people_through_many_workers_are_all_recorded_and_all_counted
     assert results == ["recorded"] * len(users)
     rows = await workers[0].fetch_all("SELECT user_id FROM answers WHERE asked_id = ?", (asked_id,))
     assert sorted(row[0] for row in rows) == sorted(users)
+    await settle(writers)
     assert await count(workers[0], "SELECT answers FROM item_difficulties WHERE question_id = ?",
                        (ITEM.question_id,)) == len(users)
     assert await count(workers[0], "SELECT count(*) FROM abilities WHERE scope = 'topic' AND answers = 1") == len(users)
@@ -104,6 +111,7 @@ async def test_many_people_each_clicking_through_every_worker_are_each_recorded_
     assert results.count("recorded") == len(users) and results.count("repeat") == len(results) - len(users)
     rows = await workers[0].fetch_all("SELECT user_id FROM answers WHERE asked_id = ?", (asked_id,))
     assert sorted(row[0] for row in rows) == sorted(users)
+    await settle(writers)
     assert await count(workers[0], "SELECT answers FROM item_difficulties WHERE question_id = ?",
                        (ITEM.question_id,)) == len(users)
 
@@ -128,6 +136,7 @@ async def test_refused_clicks_leave_no_difficulty_behind_and_the_first_answer_af
     recorded = await asyncio.gather(*(outcome(writers[index % WORKERS], answer(other_asked, user))
                                       for index, user in enumerate(users)))
     assert recorded == ["recorded"] * len(users)
+    await settle(writers)
     assert await count(workers[0], "SELECT answers FROM item_difficulties WHERE question_id = ?",
                        (ITEM.question_id,)) == len(users)
 
@@ -150,6 +159,7 @@ async def test_interview_answers_and_daily_clicks_on_one_item_each_move_its_diff
         *(outcome(writers[index % WORKERS], answer(asked_id, user)) for index, user in enumerate(clickers)),
         *(interview_answer(workers[index % WORKERS], user) for index, user in enumerate(interviewed)))
     assert results[:len(clickers)] == ["recorded"] * len(clickers)
+    await settle(writers)
     assert await count(workers[0], "SELECT answers FROM item_difficulties WHERE question_id = ?",
                        (ITEM.question_id,)) == len(clickers) + len(interviewed)
 
