@@ -30,7 +30,6 @@ from bot.store.review import ReviewAnswer, cards_query, record_reviews
 
 log = logging.getLogger(__name__)
 MAX_BATCH = 256
-BATCHES_AT_ONCE = 2  # per writer on PostgreSQL: with the database a network away a batch is mostly waiting
 INSERT_ATTEMPTS = 3  # a batch whose INSERT met an answer written beside it (outside the key locks) runs again
 
 
@@ -58,7 +57,7 @@ class AnswerWriter:
         self.db = db
         self.retention = retention  # the review cards' desired retention (FSRS)
         self._queue: list[_Pending] = []
-        self._flushing: set[asyncio.Task[None]] = set()
+        self._flushing: asyncio.Task[None] | None = None
         self._unfolded: set[str] = set()  # items whose logged steps this writer's next fold takes
         self._folding: asyncio.Task[None] | None = None
 
@@ -68,12 +67,8 @@ class AnswerWriter:
         counted once per batch instead of once per click)."""
         pending = _Pending(answer, question_id, asyncio.get_running_loop().create_future(), item)
         self._queue.append(pending)
-        # SQLite has one writer; on PostgreSQL a batch's round trips overlap the next batch's
-        # (a task whose loop found the queue empty is done at once; its discard comes a moment later)
-        if sum(not task.done() for task in self._flushing) < (BATCHES_AT_ONCE if self.db.dialect.row_locks else 1):
-            flushing = asyncio.create_task(self._flush_all(), name="answer-batch")
-            self._flushing.add(flushing)
-            flushing.add_done_callback(self._flushing.discard)
+        if self._flushing is None or self._flushing.done():
+            self._flushing = asyncio.create_task(self._flush_all(), name="answer-batch")
         return await pending.done
 
     async def _flush_all(self) -> None:
@@ -124,7 +119,7 @@ class AnswerWriter:
     async def settled(self) -> None:
         """Once every answer given so far is written and its item's step folded (a clean stop; tests)."""
         while True:
-            running = [task for task in (*self._flushing, self._folding) if task is not None and not task.done()]
+            running = [task for task in (self._flushing, self._folding) if task is not None and not task.done()]
             if not running:
                 return
             await asyncio.gather(*running, return_exceptions=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-import asyncpg
 import pytest
 
 from benchmarks.pg_proxy import ProxyProcess
@@ -15,7 +14,6 @@ from bot.store.answer_batch import AnswerWriter, QuestionClosed
 from bot.store.daily import create_post
 from bot.store.interviews import AlreadyAnswered, close_asked
 from bot.store.people import ensure_chat, ensure_user
-from bot.store.postgres_transaction import lock_key
 from bot.store.review import get_card
 
 
@@ -120,27 +118,3 @@ async def test_answers_given_one_after_another_are_each_written(db: Database) ->
         return [await writer.record(RecordedAnswer(asked_id, user, 0, True, 10, 2.0, 1), "fx-001") for user in users]
 
     assert await asyncio.wait_for(one_after_another(), 10) == [1, 2, 3, 4, 5]
-
-
-async def test_a_member_waiting_on_their_lock_does_not_hold_up_the_next_members_answer(postgres_store_url) -> None:
-    """On PostgreSQL a worker writes a second batch while the first waits (here on its member's key lock,
-    held elsewhere; with the database a network away, on its round trips): the next member hears at once."""
-    db = await Database.open(postgres_store_url)
-    holder = await asyncpg.connect(postgres_store_url)
-    try:
-        asked_id, users = await setup(db, 2)
-        writer = AnswerWriter(db)
-        holding = holder.transaction()
-        await holding.start()
-        await holder.execute("SELECT pg_advisory_xact_lock($1)", lock_key("person", users[0]))
-        first = asyncio.ensure_future(writer.record(RecordedAnswer(asked_id, users[0], 0, True, 10, 2.0, 1), "fx-001"))
-        while not await holder.fetchval("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"):
-            await asyncio.sleep(0.01)  # until the first batch waits on the lock
-        second = RecordedAnswer(asked_id, users[1], 1, False, 10, 2.0, 0)
-        assert await asyncio.wait_for(writer.record(second, "fx-001"), 10) == 1
-        assert not first.done()
-        await holding.rollback()
-        assert await asyncio.wait_for(first, 10) == 2
-    finally:
-        await holder.close()
-        await db.close()
