@@ -49,7 +49,8 @@ async def fold(connection: Transaction, question_ids: Iterable[str]) -> int:
         items[question_id] = update_item(item, Estimate(float(ability), float(variance)), bool(right))
         moved[question_id] = (items[question_id], float(at))
     await write_items(connection, moved)
-    await connection.executemany("DELETE FROM item_steps WHERE id = ?", [(step[0],) for step in steps])
+    folded = ", ".join(str(int(step[0])) for step in steps)  # ids read just now: integers, written as such
+    await connection.executemany(f"DELETE FROM item_steps WHERE id IN ({folded})", [()])  # with the COMMIT
     return len(steps)
 
 
