@@ -54,9 +54,8 @@ def _fail(pending: _Pending, error: BaseException) -> None:
 class AnswerWriter:
     """Records answers to open daily questions, batched; `record` raises AlreadyAnswered for a repeat."""
 
-    def __init__(self, db: Database, retention: float = DEFAULT_RETENTION, fold_pause: float = FOLD_PAUSE_S) -> None:
+    def __init__(self, db: Database, retention: float = DEFAULT_RETENTION) -> None:
         self.db = db
-        self.fold_pause = fold_pause
         self.retention = retention  # the review cards' desired retention (FSRS)
         self._queue: list[_Pending] = []
         self._flushing: asyncio.Task[None] | None = None
@@ -106,14 +105,14 @@ class AnswerWriter:
     def _fold_later(self, question_ids: set[str]) -> None:
         """The items' logged steps folded in the background, one fold at a time per writer, FOLD_PAUSE_S
         after the batch that asked for it: the items of batches committed meanwhile go into the same fold.
-        (A fold per batch cost the workers' direct rate 6-8%: three more statements per batch.)"""
+        (A fold per batch cost the workers' direct rate 6-10%: three more statements per batch.)"""
         self._unfolded |= question_ids
         if self._unfolded and (self._folding is None or self._folding.done()):
             self._folding = asyncio.create_task(self._fold_all(), name="item-fold")
 
     async def _fold_all(self) -> None:
         while self._unfolded:
-            await asyncio.sleep(self.fold_pause)  # the batches of a burst meanwhile share this fold
+            await asyncio.sleep(FOLD_PAUSE_S)  # the batches of a burst meanwhile share this fold
             wanted, self._unfolded = sorted(self._unfolded), set()
             try:
                 await self.db.in_one_call(lambda connection: fold(connection, wanted))

@@ -146,9 +146,10 @@ async def record_answers(connection: Transaction, answers: list[LearnerAnswer], 
                                               answer.right)
         people[topic_key], people[specialty_key], items[question_id] = topic, specialty, item
         moved_people[topic_key], moved_people[specialty_key] = (topic, at), (specialty, at)
-        moved_items[question_id] = (item, at)
-        if log_items:
+        if log_items:  # the item moves here only for this batch's next answers; a fold writes it
             steps.append(ItemStep(question_id, asked.label, before.value, before.variance, answer.right, at))
+        else:
+            moved_items[question_id] = (item, at)
     await connection.executemany(
         """INSERT INTO abilities (user_id, scope, name, ability, variance, answers, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?)

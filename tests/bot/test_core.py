@@ -12,6 +12,7 @@ from bot.domain import LETTERS, ChatRef, InterviewFilters, UserRef
 from bot.errors import UserError
 from bot.text.messages import Table
 from bot.store.interviews import get_asked
+from bot.store.learner import ItemStep, item_difficulties, log_steps
 from bot.text.plaintext import render_plain
 from tests.fakes import RecordingPort
 
@@ -175,3 +176,19 @@ async def test_a_long_broadcast_does_not_delay_an_interview_deadline(db, bank, c
         assert len({chat for chat, _ in port.sent if chat.startswith("g")}) < 20, "the broadcast was still going"
     finally:
         await core.close()
+
+
+async def test_a_start_folds_the_item_steps_a_killed_process_left(core: Core) -> None:
+    """Steps logged with answers whose process died before its fold (on PostgreSQL) move their item when the
+    next process starts, not only when someone answers that question again."""
+    async def left_behind(connection) -> None:
+        await log_steps(connection, [ItemStep("fx-001", 2, 0.4, 1.0, True, 5.0),
+                                     ItemStep("fx-001", 2, -0.2, 1.5, False, 6.0)])
+
+    await core.db.in_one_call(left_behind)
+    await core.start()
+    try:
+        assert (await item_difficulties(core.db))["fx-001"].answers == 2
+        assert (await core.db.fetch_one("SELECT count(*) FROM item_steps"))[0] == 0
+    finally:
+        await core.stop_work(0)
