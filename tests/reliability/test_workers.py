@@ -25,6 +25,7 @@ import pytest
 
 from adapters.telegram.app import webhook_secret_for
 from bot.store import Database
+from bot.store.item_steps import fold_pending
 from bot.text.units import t
 from tests.adapters.telegram.fake_bot_api import FakeBotApi
 from tests.postgres import free_port, listening
@@ -112,6 +113,17 @@ async def stored_pairs(store: str) -> list[tuple[str, str]]:
     return [(row[0], row[1]) for row in rows]
 
 
+async def item_steps_owed(store: str) -> tuple[int, int, int]:
+    """(daily answers stored, answers their items' difficulties count, item steps logged and not yet folded)."""
+    async with await Database.open(store) as db:
+        row = await db.fetch_one(
+            """SELECT (SELECT count(*) FROM answers a JOIN asked_questions q ON q.id = a.asked_id
+                       WHERE q.interview_id IS NULL),
+                      (SELECT coalesce(sum(answers), 0) FROM item_difficulties), (SELECT count(*) FROM item_steps)""")
+    assert row is not None
+    return int(row[0]), int(row[1]), int(row[2])
+
+
 async def test_kill_9_of_one_of_three_webhook_workers_loses_no_click(tmp_path: Path, postgres_url: str) -> None:
     rng = random.Random(SEED)
     api = FakeBotApi(token=TOKEN)
@@ -161,6 +173,11 @@ async def test_kill_9_of_one_of_three_webhook_workers_loses_no_click(tmp_path: P
         for worker in workers:
             if worker.alive():
                 await worker.stop_cleanly()
+        answers, learned, owed = await item_steps_owed(postgres_url)
+        assert learned + owed == answers, "every answer's item step is folded or still logged, the victim's too"
+        async with await Database.open(postgres_url) as db:  # what the next worker's start does
+            await fold_pending(db)
+        assert await item_steps_owed(postgres_url) == (answers, answers, 0)
     finally:
         for worker in workers:
             await worker.kill_if_alive()
