@@ -100,7 +100,7 @@ def _newton(belief: Estimate, g_sign: float, g_squared: float, other: float, y: 
 def update(person: Estimate, item: Estimate, right: bool) -> tuple[Estimate, Estimate]:
     """Both beliefs after one answer: the person's ability and the item's difficulty, each from the other's
     belief before the answer."""
-    return update_person(person, item, right), _step(item, -1.0, person.value, person.variance, right)
+    return update_person(person, item, right), update_item(item, person, right)
 
 
 def update_person(person: Estimate, item: Estimate, right: bool) -> Estimate:
@@ -110,7 +110,7 @@ def update_person(person: Estimate, item: Estimate, right: bool) -> Estimate:
 
 def update_item(item: Estimate, person: Estimate, right: bool) -> Estimate:
     """The item's belief alone after one answer, from the person's belief before it (a logged step folded
-    later: bot/store/item_steps.py); the same figures as `update` and `answer_steps` give the item."""
+    later: bot/store/item_steps.py); the same figures `answer_steps` gives the item."""
     return _step(item, -1.0, person.value, person.variance, right)
 
 

@@ -87,7 +87,8 @@ class AnswerWriter:
 
         for attempt in range(1, INSERT_ATTEMPTS + 1):
             try:
-                verdicts, counts = await self.db.in_one_call(lambda connection: self._record(connection, batch))
+                verdicts, counts, logged = await self.db.in_one_call(
+                    lambda connection: self._record(connection, batch))
                 break
             except UniqueViolation:  # an answer written between the read and the INSERT: read again
                 if attempt == INSERT_ATTEMPTS:
@@ -98,9 +99,8 @@ class AnswerWriter:
                 _fail(pending, verdict)
             elif not pending.done.done():
                 pending.done.set_result(counts.get(pending.answer.asked_id, 0))
-        if self.db.dialect.row_locks:
-            self._fold_later({p.item.question_id for p, verdict in zip(batch, verdicts)
-                              if verdict is None and p.item is not None})
+        if logged:
+            self._fold_later(logged)
 
     def _fold_later(self, question_ids: set[str]) -> None:
         """The items' logged steps folded in the background, one fold at a time per writer, FOLD_PAUSE_S
@@ -128,11 +128,11 @@ class AnswerWriter:
             await asyncio.gather(*running, return_exceptions=True)
 
     async def _record(self, connection: Transaction,
-                      batch: list[_Pending]) -> tuple[list[BaseException | None], dict[int, int]]:
+                      batch: list[_Pending]) -> tuple[list[BaseException | None], dict[int, int], set[str]]:
         """Inside the transaction, touching nothing of the event loop (on SQLite it runs in the database's
         thread): each answer's refusal, or None once it is written with its review card and learner step;
-        and how many answers each question then holds (those read with the questions' state, plus this
-        batch's: no statement of its own).
+        how many answers each question then holds (those read with the questions' state, plus this
+        batch's: no statement of its own); and the items whose steps it logged for a fold (PostgreSQL).
 
         Three round trips on PostgreSQL, whatever the batch's size: the people's key locks (their cards
         and beliefs are read, then written; two workers recording one person's answer take turns here),
@@ -179,14 +179,15 @@ class AnswerWriter:
                 learned.append(LearnerAnswer(answer.user_id, pending.item, answer.correct, answer.answered_at))
         await record_reviews(connection, reviews, self.retention, cards)
         await record_answers(connection, learned, beliefs[0] + beliefs[1] if beliefs else [], log_items=log_items)
+        logged = {answer.item.question_id for answer in learned} if log_items else set()
         if log_items:  # rows `hold_items` made that no answer moved, and no step waits to move
-            unanswered = set(item_ids) - {answer.item.question_id for answer in learned}
+            unanswered = set(item_ids) - logged
             if unanswered:
                 await connection.executemany(
                     """DELETE FROM item_difficulties WHERE question_id = ? AND answers = 0
                        AND NOT EXISTS (SELECT 1 FROM item_steps s WHERE s.question_id = item_difficulties.question_id)""",
                     [(question_id,) for question_id in sorted(unanswered)])
-        return verdicts, counts
+        return verdicts, counts, logged
 
 
 async def _insert_new(connection: Transaction, accepted: list[_Pending]) -> None:
