@@ -10,7 +10,10 @@ by side, and a batch given up to a deadlock runs again. Each caller still return
 that holds its answer, and a second answer by the same person to the same question is refused exactly
 as the unique constraint would (ON CONFLICT DO NOTHING: the one another worker wrote first stands).
 On PostgreSQL the items' difficulty steps are logged with the answers and folded by a transaction of
-their own once the callers have their verdicts (bot/store/item_steps.py says why).
+their own once the callers have their verdicts (bot/store/item_steps.py says why), and a batch is two
+round trips: its read goes ahead of BEGIN and the people's locks, and is checked unchanged under them in
+the message that carries the writes and the COMMIT (`_record` says what is checked); a batch whose
+read met a change runs again, reading under the locks.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 
 from bot.domain import RecordedAnswer
 from bot.learner.items import Item
-from bot.store.database import Database, Transaction, UniqueViolation, placeholders
+from bot.store.database import Database, StaleRead, Transaction, UniqueViolation, placeholders
 from bot.store.item_steps import fold
 from bot.store.interviews import AlreadyAnswered
 from bot.store.learner import LearnerAnswer, beliefs_query, hold_items, items_query, record_answers
@@ -85,15 +88,22 @@ class AnswerWriter:
     async def _write(self, batch: list[_Pending]) -> None:
         """The batch as one transaction (one hand-off on SQLite); its callers hear the verdicts after COMMIT."""
 
-        for attempt in range(1, INSERT_ATTEMPTS + 1):
+        ahead = self.db.dialect.row_locks  # read ahead of the locks first (PostgreSQL): one round trip fewer
+        attempt = 0
+        while True:
             try:
                 verdicts, counts, logged = await self.db.in_one_call(
-                    lambda connection: self._record(connection, batch))
+                    lambda connection: self._record(connection, batch, ahead))
                 break
+            except StaleRead:  # someone's rows changed between the read ahead and the locks: read under them
+                log.debug("answer batch of %d read ahead of a change; running it again under the locks", len(batch))
+                ahead = False
             except UniqueViolation:  # an answer written between the read and the INSERT: read again
+                attempt += 1
                 if attempt == INSERT_ATTEMPTS:
                     raise
                 log.info("answer batch of %d met an answer written beside it; running it again", len(batch))
+                ahead = False
         for pending, verdict in zip(batch, verdicts):
             if verdict is not None:
                 _fail(pending, verdict)
@@ -127,33 +137,46 @@ class AnswerWriter:
                 return
             await asyncio.gather(*running, return_exceptions=True)
 
-    async def _record(self, connection: Transaction,
-                      batch: list[_Pending]) -> tuple[list[BaseException | None], dict[int, int], set[str]]:
+    async def _record(self, connection: Transaction, batch: list[_Pending],
+                      ahead: bool = False) -> tuple[list[BaseException | None], dict[int, int], set[str]]:
         """Inside the transaction, touching nothing of the event loop (on SQLite it runs in the database's
         thread): each answer's refusal, or None once it is written with its review card and learner step;
         how many answers each question then holds (those read with the questions' state, plus this
         batch's: no statement of its own); and the items whose steps it logged for a fold (PostgreSQL).
 
-        Three round trips on PostgreSQL, whatever the batch's size: the people's key locks (their cards
-        and beliefs are read, then written; two workers recording one person's answer take turns here),
-        with the items' rows made sure of (learner.hold_items); one read of everything the batch needs
-        (the questions' state, FOR SHARE, so that a reveal's close waits for this batch and a batch after
-        the close sees it closed; the answers already there; the cards; the beliefs; the items' rows, FOR
-        UPDATE: workers answering one question take turns from here to their COMMIT); the writes with the
-        COMMIT. Under the people's locks no other answer of theirs can arrive between the read and the
-        INSERT; if one did (a writer that took no lock), the INSERT's unique key fails the transaction
-        and `_write` runs the batch again."""
+        Under the locks, in three round trips on PostgreSQL whatever the batch's size: the people's key
+        locks (their cards and beliefs are read, then written; two workers recording one person's answer
+        take turns here), with the items' rows made sure of (learner.hold_items); one read of everything
+        the batch needs (the questions' state, FOR SHARE, so that a reveal's close waits for this batch and
+        a batch after the close sees it closed; the answers already there; the cards; the beliefs; the
+        items' rows); the writes with the COMMIT. `ahead` (PostgreSQL): two round trips, the read sent
+        first, before BEGIN and the locks (`Transaction.read_ahead`), and checked unchanged under them in
+        the message that holds the writes and the COMMIT (`expect_unchanged`: the questions' rows share-
+        locked and still open, no answer of these people there since, their cards and beliefs as read; the
+        answers' count and the items' rows are not checked, nor need be); if anything changed, the
+        transaction fails with StaleRead and `_write` runs the batch again under the locks. Under the
+        people's locks no other answer of theirs can arrive between the check and the INSERT; if one did (a
+        writer that took no lock), the INSERT's unique key fails the transaction and `_write` runs the batch
+        again."""
         keys = [(p.answer.asked_id, p.answer.user_id) for p in batch]
         users = sorted({user for _, user in keys})
         items = [p.item for p in batch if p.item is not None]
         item_ids = sorted({item.question_id for item in items})
-        await connection.lock("person", users)
-        await hold_items(connection, items, batch[0].answer.answered_at)
-        reads = [_state_query(keys, users, connection), cards_query(users, sorted({p.question_id for p in batch}))]
+        cards_read = cards_query(users, sorted({p.question_id for p in batch}))
         log_items = connection.dialect.row_locks  # PostgreSQL: the items' steps logged, folded after the COMMIT
+        reads = [_state_query(keys, users, connection, locked=not ahead), cards_read]
         if items:
             reads += [beliefs_query(users), items_query(item_ids, connection, locked=not log_items)]
-        state, cards, *beliefs = await connection.fetch_together(reads)
+        if ahead:
+            rows, seen = await connection.read_ahead(reads, _digest_query(users, keys, batch, share=False))
+            await connection.lock("person", users)
+            await hold_items(connection, items, batch[0].answer.answered_at)
+            await connection.expect_unchanged(_digest_query(users, keys, batch, share=True), seen)
+        else:
+            await connection.lock("person", users)
+            await hold_items(connection, items, batch[0].answer.answered_at)
+            rows = await connection.fetch_together(reads)
+        state, cards, *beliefs = rows
         still_open, existing, before = _state_of(state, keys)
         verdicts: list[BaseException | None] = []
         accepted: list[_Pending] = []
@@ -203,18 +226,31 @@ async def _insert_new(connection: Transaction, accepted: list[_Pending]) -> None
          for a in ordered])
 
 
-def _state_query(keys: list[tuple[int, int]], users: list[int],
-                 connection: Transaction) -> tuple[str, tuple[int, ...]]:
+def _state_query(keys: list[tuple[int, int]], users: list[int], connection: Transaction,
+                 locked: bool = True) -> tuple[str, tuple[int, ...]]:
     """Which asked questions are still open as of this transaction (a reveal may just have closed one),
     which (asked question, user) pairs already hold an answer, and how many answers each question holds
-    before this batch. On PostgreSQL the questions' rows stay share-locked until COMMIT: a close waits
-    for the answers being written."""
+    before this batch. `locked` (PostgreSQL): the questions' rows stay share-locked until COMMIT, so a
+    close waits for the answers being written."""
     asked_ids = sorted({asked for asked, _ in keys})
+    locking = connection.dialect.locking("SHARE", "q") if locked else ""
     return (f"""SELECT q.id, q.closed_at IS NULL, a.user_id, (SELECT count(*) FROM answers c WHERE c.asked_id = q.id)
                 FROM asked_questions q
                 LEFT JOIN answers a ON a.asked_id = q.id AND a.user_id IN ({placeholders(users)})
-                WHERE q.id IN ({placeholders(asked_ids)}) ORDER BY q.id{connection.dialect.locking("SHARE", "q")}""",
+                WHERE q.id IN ({placeholders(asked_ids)}) ORDER BY q.id{locking}""",
             (*users, *asked_ids))
+
+
+def _digest_query(users: list[int], keys: list[tuple[int, int]], batch: list[_Pending],
+                  share: bool) -> tuple[str, tuple]:
+    """A digest of what the batch decides from and writes over, for a read ahead of the locks to be checked
+    under them (PostgreSQL, migration 18): the questions' open state (with `share`, their rows share-locked
+    first and held to the COMMIT, as the state query's FOR SHARE would), how many answers these people gave
+    them, the row versions of their cards for these questions and of their beliefs. Not the answers' count
+    (the counter's figure, as of the read) nor the items' rows (read unlocked anyway, their steps logged).
+    Unlocked when read ahead: a lock there would make the read a write transaction, its COMMIT a flush."""
+    return ("SELECT interview_bot_answer_digest(?::bigint[], ?::bigint[], ?::text[], ?)",
+            (users, sorted({asked for asked, _ in keys}), sorted({p.question_id for p in batch}), share))
 
 
 def _state_of(rows: list, keys: list[tuple[int, int]]) -> tuple[set[int], set[tuple[int, int]], dict[int, int]]:

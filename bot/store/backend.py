@@ -56,6 +56,11 @@ class UniqueViolation(IntegrityViolation):
     """A unique key or index refused a second row with the same key."""
 
 
+class StaleRead(Exception):
+    """What a transaction read ahead of its locks had changed by the time it held them
+    (`Transaction.expect_unchanged`): nothing of it was kept; run it again, reading under the locks."""
+
+
 @dataclass(frozen=True)
 class Result:
     """What a write statement did: how many rows it changed."""
@@ -123,6 +128,18 @@ class Transaction(ABC):
         """The rows of several queries (each row read by position), read in this transaction. Here one after
         another; PostgreSQL reads them in one statement (one round trip with the database a network away)."""
         return [await self.fetch_all(sql, parameters) for sql, parameters in queries]
+
+    async def read_ahead(self, queries: Sequence[tuple[str, Sequence[Any]]],
+                         check: tuple[str, Sequence[Any]]) -> tuple[list[list[Any]], Any]:
+        """The rows of `queries`, read ahead of the transaction's locks, and what `check` (a query of one
+        value: a digest of the rows the body relies on) gave then, for `expect_unchanged` under the locks.
+        Here the writers take turns, so nothing can change in between: the rows are read in the
+        transaction, and the check is not run."""
+        return await self.fetch_together(queries), None
+
+    async def expect_unchanged(self, check: tuple[str, Sequence[Any]], seen: Any) -> None:
+        """Fail the transaction with StaleRead unless `check` gives now what it gave in `read_ahead`; called
+        once the locks that keep those rows still are taken. Here: nothing to check (see `read_ahead`)."""
 
     async def insert_returning_id(self, sql: str, parameters: Sequence[Any] = ()) -> int:
         """Run an `INSERT ... RETURNING id` and give the new row's id."""

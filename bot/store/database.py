@@ -7,9 +7,9 @@ bot.store.sqlite_backend and bot.store.postgres_backend, and only bot.store.open
 
 from __future__ import annotations
 
-from bot.store.backend import (Database, IntegrityViolation, Result, StoreError, StoreGone, Transaction,
+from bot.store.backend import (Database, IntegrityViolation, Result, StaleRead, StoreError, StoreGone, Transaction,
                                UniqueViolation, placeholders)
 from bot.store.opening import Target, open_store, parse_target
 
-__all__ = ["Database", "IntegrityViolation", "Result", "StoreError", "StoreGone", "Target", "Transaction",
+__all__ = ["Database", "IntegrityViolation", "Result", "StaleRead", "StoreError", "StoreGone", "Target", "Transaction",
            "UniqueViolation", "open_store", "parse_target", "placeholders"]

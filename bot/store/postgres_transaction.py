@@ -8,8 +8,12 @@ statement that does answer (or with the COMMIT): BEGIN goes with the first lock,
 with its COMMIT. Each stays where it was in the order of the transaction, so what the body reads is
 what it would have read; an error in one of them is raised by the next statement (or the COMMIT) and
 rolls the whole transaction back, as it would have anyway. Held-back rows are written into the SQL as
-literals (numbers, text quoted, NULL); a value of another type, or a long executemany, is sent as
-before, after what was held back.
+literals (numbers, text quoted, NULL, arrays of numbers or texts); a value of another type, or a long
+executemany, is sent as before, after what was held back.
+
+A body can go one round trip shorter still by reading ahead of BEGIN and its locks (`read_ahead`) and
+having the read checked under them (`expect_unchanged`, held back too): the whole transaction is then
+the read and one message, and fails with StaleRead when what it read had changed.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from typing import Any
 import asyncpg
 from asyncpg import exceptions as pg
 
-from bot.store.backend import POSTGRESQL, IntegrityViolation, Result, Row, Transaction, UniqueViolation
+from bot.store.backend import POSTGRESQL, IntegrityViolation, Result, Row, StaleRead, Transaction, UniqueViolation
 
 log = logging.getLogger(__name__)
 LOST = (pg.PostgresConnectionError, pg.OperatorInterventionError, pg.InterfaceError, ConnectionError, OSError)
@@ -33,6 +37,7 @@ BEGIN_ATTEMPTS = 3
 # high bits of `Transaction.lock`'s keys (0x12 was items': row locks now; "item_fold": bot/store/item_steps.py)
 KEY_KINDS = {"person": 0x11, "chat": 0x13, "item_fold": 0x14}
 HELD_BACK_ROWS = 64  # an executemany this long or longer goes as before (a bulk copy), not as literals
+STALE_STATE = "IB001"  # the SQLSTATE of interview_bot_expect (migration 18): what was read ahead has changed
 
 
 @functools.lru_cache(maxsize=4096)
@@ -132,6 +137,12 @@ def literal(value: Any) -> str | None:
         return f"'{value!r}'"
     if isinstance(value, str) and "\x00" not in value:
         return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, list):  # an array of numbers or texts (its type from a cast where it goes)
+        items = [literal(item) if isinstance(item, (int, str)) and not isinstance(item, bool) else None
+                 for item in value]
+        if any(item is None for item in items):
+            return None
+        return f"ARRAY[{','.join(item for item in items if item)}]" if items else "'{}'"
     return None
 
 
@@ -176,6 +187,12 @@ def violation(error: pg.IntegrityConstraintViolationError) -> IntegrityViolation
     return kind(str(error))
 
 
+def together(queries: Sequence[tuple[str, Sequence[Any]]]) -> tuple[str, list[Any]]:
+    """The queries as one statement: each one's rows gathered into an array of records."""
+    sql = "SELECT " + ", ".join(f"(SELECT array_agg(r) FROM ({query}) AS r)" for query, _ in queries)
+    return sql, [value for _, parameters in queries for value in parameters]
+
+
 def _changed(status: str) -> int:
     """Rows a command changed, from its status tag ('UPDATE 3', 'INSERT 0 1', 'DELETE 0')."""
     last = status.rsplit(" ", 1)[-1]
@@ -217,6 +234,11 @@ class PostgresTransaction(Transaction):
             except pg.IntegrityConstraintViolationError as error:
                 self._waiting = []
                 raise violation(error) from error
+            except pg.PostgresError as error:
+                self._waiting = []
+                if error.sqlstate == STALE_STATE:
+                    raise StaleRead(str(error)) from error
+                raise
         self._waiting = []
         return str(status)
 
@@ -227,6 +249,10 @@ class PostgresTransaction(Transaction):
             return Result(_changed(await self.connection.execute(text, *parameters)))
         except pg.IntegrityConstraintViolationError as error:
             raise violation(error) from error
+        except pg.PostgresError as error:
+            if error.sqlstate == STALE_STATE:
+                raise StaleRead(str(error)) from error
+            raise
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         """Held back (written with literals) until the next statement or the COMMIT, when every row can be;
@@ -259,9 +285,43 @@ class PostgresTransaction(Transaction):
         clause in a query still locks what it reads."""
         if not queries:
             return []
-        sql = "SELECT " + ", ".join(f"(SELECT array_agg(r) FROM ({query}) AS r)" for query, _ in queries)
-        row = await self.fetch_all(sql, [value for _, parameters in queries for value in parameters])
+        row = await self.fetch_all(*together(queries))
         return [list(rows or ()) for rows in row[0]]
+
+    async def read_ahead(self, queries: Sequence[tuple[str, Sequence[Any]]],
+                         check: tuple[str, Sequence[Any]]) -> tuple[list[list[Any]], Any]:
+        """The queries and the check in one statement sent before BEGIN: on a snapshot of its own, holding no
+        lock. One round trip, where BEGIN with the key locks and then a read under them take two; the body
+        then takes its locks and calls `expect_unchanged` (held back, like the locks, for the message that
+        ends with its writes and COMMIT). A lost connection is swapped, as for a BEGIN."""
+        if self.begun or self._waiting != ["BEGIN"]:
+            raise RuntimeError("read_ahead is a transaction's first statement")
+        text, parameters = with_arrays(*together([*queries, check]))
+        for attempt in range(1, BEGIN_ATTEMPTS + 1):
+            try:
+                row = await self.connection.fetchrow(text, *parameters)
+                break
+            except LOST:
+                if attempt == BEGIN_ATTEMPTS:
+                    raise
+                log.warning("store: a pooled connection was lost; trying another")
+                await self._pool.release(self.connection)
+                self.connection = await self._pool.acquire()
+        assert row is not None
+        *rows, seen = [list(found or ()) for found in row]
+        return rows, seen[0][0]
+
+    async def expect_unchanged(self, check: tuple[str, Sequence[Any]], seen: Any) -> None:
+        """Held back: a statement that fails the transaction (StaleRead, through interview_bot_expect,
+        migration 18) unless `check` gives `seen` again. It runs after the locks held back before it, on a
+        snapshot taken once they are held."""
+        query, values = check
+        sql, parameters = f"SELECT interview_bot_expect(({query}) = ?)", (*values, seen)
+        statement = inlined(sql, parameters) if quotes_are_plain(self.connection) else None
+        if statement is None:
+            await self.execute(sql, parameters)
+        else:
+            self._waiting.append(statement)
 
     async def lock(self, kind: str, keys: Iterable[int | str]) -> None:
         """pg_advisory_xact_lock on each key not held yet, in ascending order, held back until the next

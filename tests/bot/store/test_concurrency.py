@@ -187,13 +187,20 @@ async def test_answers_racing_a_close_are_counted_before_it_or_refused_after_it(
 
 
 async def test_a_close_waits_for_the_answers_being_written(workers, monkeypatch) -> None:
-    """A batch has read its question open and not written yet; a reveal closing the question on another
-    worker waits for that batch's COMMIT (the question's row is share-locked), so the count it reads
-    after the close holds the answer; a batch after the close is refused."""
+    """A batch reading under its locks (as it does once a read ahead of them met a change) has read its
+    question open and not written yet; a reveal closing the question on another worker waits for that
+    batch's COMMIT (the question's row is share-locked), so the count it reads after the close holds the
+    answer; a batch after the close is refused. (A batch that reads ahead takes the share lock in the
+    message that holds its writes and COMMIT: test_answer_batch's close between its read and its locks.)"""
     _, _, asked_id = await daily_question(workers[0])
     first, second = await people(workers[0], 2)
     state_read, go_on = asyncio.Event(), asyncio.Event()
-    insert = answer_batch._insert_new
+    insert, record = answer_batch._insert_new, AnswerWriter._record
+
+    async def under_the_locks(self, connection, batch, ahead=False):
+        return await record(self, connection, batch, False)
+
+    monkeypatch.setattr(AnswerWriter, "_record", under_the_locks)
 
     async def paused(connection, accepted):
         state_read.set()
@@ -216,6 +223,7 @@ async def test_a_close_waits_for_the_answers_being_written(workers, monkeypatch)
     assert not closed_meanwhile, "the close did not wait for the batch that read the question open"
     assert await count(workers[0], "SELECT count(*) FROM answers WHERE asked_id = ?", (asked_id,)) == 1
     monkeypatch.setattr(answer_batch, "_insert_new", insert)
+    monkeypatch.setattr(AnswerWriter, "_record", record)
     assert await outcome(AnswerWriter(workers[2]), answer(asked_id, second)) == "closed"
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from benchmarks.pg_proxy import ProxyProcess
 from bot.store import Database
-from bot.store.backend import IntegrityViolation
+from bot.store.backend import IntegrityViolation, StaleRead
 from bot.store.postgres_transaction import inlined, literal, with_arrays
 
 TRICKY_FLOATS = [0.1, 1 / 3, -2.5e-308, 5e-324, 1.7976931348623157e308, 123456789.12345679, -0.0, math.pi,
@@ -24,6 +24,12 @@ TRICKY_TEXTS = ["plain", "it's", "''; DROP TABLE users; --", "back\\slash", "?",
 @pytest.mark.parametrize("value, text", [(None, "NULL"), (True, "TRUE"), (7, "7"), (-3, "-3"), (0.5, "'0.5'"),
                                          (float("nan"), "'NaN'"), ("it's", "'it''s'"), (b"x", None), ("a\x00b", None)])
 def test_a_value_is_a_literal_or_is_left_as_a_parameter(value, text) -> None:
+    assert literal(value) == text
+
+
+@pytest.mark.parametrize("value, text", [([1, 22], "ARRAY[1,22]"), ([], "'{}'"), (["a'b", "c"], "ARRAY['a''b','c']"),
+                                         ([1.5], None), ([True], None), ([None], None), (["a\x00"], None)])
+def test_a_list_of_numbers_or_texts_is_an_array_literal(value, text) -> None:
     assert literal(value) == text
 
 
@@ -198,3 +204,89 @@ async def test_a_session_that_reads_backslashes_as_escapes_still_stores_them_as_
         assert read == rows
     finally:
         await db.close()
+
+
+async def _run(db: Database, sql: str) -> None:
+    async with db.transaction() as connection:
+        await connection.execute(sql)
+
+
+CHECK = ("SELECT count(*) || '.' || coalesce(sum(xmin::text::bigint), 0) FROM held WHERE id = ANY(?::integer[])", ([1],))
+
+
+async def test_a_read_ahead_of_the_locks_commits_when_nothing_changed_and_keeps_nothing_when_something_did(
+        postgres_url) -> None:
+    """Read ahead, locked, checked, written: committed as one when the rows read are as they were; when another
+    transaction changed one in between, StaleRead, and none of the writes held back with the check is kept."""
+    db, other = await _db(postgres_url), await Database.open(postgres_url)
+    try:
+        await _run(db, "INSERT INTO held (id, n) VALUES (1, 1)")
+        async with db.transaction() as connection:
+            (rows,), seen = await connection.read_ahead([("SELECT n FROM held WHERE id = ?", (1,))], CHECK)
+            assert [tuple(row) for row in rows] == [(1,)]
+            await connection.lock("person", [1])
+            await connection.expect_unchanged(CHECK, seen)
+            await connection.executemany("INSERT INTO held (id, n) VALUES (?, ?)", [(2, rows[0][0] + 1)])
+        assert [tuple(row) for row in await db.fetch_all("SELECT id, n FROM held ORDER BY id")] == [(1, 1), (2, 2)]
+
+        with pytest.raises(StaleRead):
+            async with db.transaction() as connection:
+                (rows,), seen = await connection.read_ahead([("SELECT n FROM held WHERE id = ?", (1,))], CHECK)
+                await _run(other, "UPDATE held SET n = 5 WHERE id = 1")  # committed between the read and the lock
+                await connection.lock("person", [1])
+                await connection.expect_unchanged(CHECK, seen)
+                await connection.executemany("INSERT INTO held (id, n) VALUES (?, ?)", [(3, rows[0][0] + 1)])
+        assert [tuple(row) for row in await db.fetch_all("SELECT id, n FROM held ORDER BY id")] == [(1, 5), (2, 2)]
+    finally:
+        await db.close()
+        await other.close()
+
+
+async def test_a_check_waits_for_the_lock_and_sees_what_its_holder_committed(postgres_url) -> None:
+    """The check runs once the held-back lock is granted, on a snapshot taken then: a writer holding the lock
+    when the read ahead ran, committing after it, fails the check (the read missed its write)."""
+    db, other = await _db(postgres_url), await Database.open(postgres_url)
+    try:
+        await _run(db, "INSERT INTO held (id, n) VALUES (1, 1)")
+        holding, release = asyncio.Event(), asyncio.Event()
+
+        async def holder() -> None:
+            async with other.transaction() as connection:
+                await connection.lock("person", [1])
+                await connection.execute("UPDATE held SET n = 9 WHERE id = 1")
+                holding.set()
+                await release.wait()
+
+        task = asyncio.create_task(holder())
+        await holding.wait()
+        with pytest.raises(StaleRead):
+            async with db.transaction() as connection:
+                _, seen = await connection.read_ahead([], CHECK)  # the update is not committed yet: not seen
+                await connection.lock("person", [1])
+                await connection.expect_unchanged(CHECK, seen)
+                asyncio.get_running_loop().call_later(0.2, release.set)  # the holder commits while the check waits
+                await connection.executemany("INSERT INTO held (id, n) VALUES (?, ?)", [(3, 3)])
+        await task
+        assert [tuple(row) for row in await db.fetch_all("SELECT id, n FROM held ORDER BY id")] == [(1, 9)]
+    finally:
+        await db.close()
+        await other.close()
+
+
+async def test_a_read_ahead_then_the_writes_cost_two_round_trips(postgres_server, postgres_url) -> None:
+    await (await _db(postgres_url)).close()
+    async with ProxyProcess(postgres_server.port) as proxy:
+        db = await Database.open(postgres_url.replace(f":{postgres_server.port}/", f":{proxy.port}/"))
+        try:
+            for round_ in range(2):  # the first prepares the read on a new pooled connection
+                before = (await proxy.chunks())["to_server"]
+                async with db.transaction() as connection:
+                    _, seen = await connection.read_ahead([("SELECT id FROM held WHERE id = ?", (0,))], CHECK)
+                    await connection.lock("person", [1, 2])
+                    await connection.expect_unchanged(CHECK, seen)
+                    await connection.executemany("INSERT INTO held (id, n) VALUES (?, ?)", [(10 + round_, 1)])
+            flights = (await proxy.chunks())["to_server"] - before
+            assert flights <= 2, f"{flights} messages to the server"  # the read; BEGIN to COMMIT
+            assert len(await db.fetch_all("SELECT * FROM held")) == 2
+        finally:
+            await db.close()
