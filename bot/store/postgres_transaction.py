@@ -187,6 +187,15 @@ def violation(error: pg.IntegrityConstraintViolationError) -> IntegrityViolation
     return kind(str(error))
 
 
+def meaning(error: pg.PostgresError) -> Exception:
+    """What a statement's error means to the body: a refused write, a read ahead found stale, or itself."""
+    if isinstance(error, pg.IntegrityConstraintViolationError):
+        return violation(error)
+    if error.sqlstate == STALE_STATE:
+        return StaleRead(str(error))
+    return error
+
+
 def together(queries: Sequence[tuple[str, Sequence[Any]]]) -> tuple[str, list[Any]]:
     """The queries as one statement: each one's rows gathered into an array of records."""
     sql = "SELECT " + ", ".join(f"(SELECT array_agg(r) FROM ({query}) AS r)" for query, _ in queries)
@@ -227,32 +236,33 @@ class PostgresTransaction(Transaction):
             except LOST:
                 if not first or last == "COMMIT" or attempt == BEGIN_ATTEMPTS:  # (a COMMIT may have been done)
                     raise
-                log.warning("store: a pooled connection was lost; trying another")
-                await self._pool.release(self.connection)
                 self.begun = False
-                self.connection = await self._pool.acquire()
-            except pg.IntegrityConstraintViolationError as error:
-                self._waiting = []
-                raise violation(error) from error
+                await self._swap_connection()
             except pg.PostgresError as error:
                 self._waiting = []
-                if error.sqlstate == STALE_STATE:
-                    raise StaleRead(str(error)) from error
-                raise
+                mapped = meaning(error)
+                if mapped is error:
+                    raise
+                raise mapped from error
         self._waiting = []
         return str(status)
+
+    async def _swap_connection(self) -> None:
+        """Another pooled connection for one found dead before anything of the transaction ran on it."""
+        log.warning("store: a pooled connection was lost; trying another")
+        await self._pool.release(self.connection)
+        self.connection = await self._pool.acquire()
 
     async def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Result:
         await self._send_waiting()
         text, parameters = with_arrays(sql, parameters)
         try:
             return Result(_changed(await self.connection.execute(text, *parameters)))
-        except pg.IntegrityConstraintViolationError as error:
-            raise violation(error) from error
         except pg.PostgresError as error:
-            if error.sqlstate == STALE_STATE:
-                raise StaleRead(str(error)) from error
-            raise
+            mapped = meaning(error)
+            if mapped is error:
+                raise
+            raise mapped from error
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         """Held back (written with literals) until the next statement or the COMMIT, when every row can be;
@@ -304,9 +314,7 @@ class PostgresTransaction(Transaction):
             except LOST:
                 if attempt == BEGIN_ATTEMPTS:
                     raise
-                log.warning("store: a pooled connection was lost; trying another")
-                await self._pool.release(self.connection)
-                self.connection = await self._pool.acquire()
+                await self._swap_connection()
         assert row is not None
         *rows, seen = [list(found or ()) for found in row]
         return rows, seen[0][0]

@@ -199,6 +199,28 @@ async def test_a_question_closed_between_the_read_ahead_and_the_locks_takes_no_a
         await db.close()
 
 
+async def test_an_answer_written_between_the_read_ahead_and_the_locks_stands(postgres_store_url,
+                                                                            monkeypatch) -> None:
+    """The same member's click reached another worker, whose batch wrote it after this batch read ahead:
+    this one's INSERT meets the unique key, the batch reads again under the locks, and its member is told
+    it is a repeat; the first answer stands."""
+    db = await Database.open(postgres_store_url)
+    try:
+        asked_id, (user,) = await setup(db, 1)
+
+        async def other_worker() -> None:
+            assert await AnswerWriter(db).record(RecordedAnswer(asked_id, user, 2, False, 10, 2.5, 0), "fx-001") == 1
+
+        runs = _between_read_and_locks(monkeypatch, other_worker)
+        with pytest.raises(AlreadyAnswered):
+            await AnswerWriter(db).record(RecordedAnswer(asked_id, user, 0, True, 10, 3.0, 1), "fx-001")
+        assert runs[0] == "ahead" and runs[-1] == "locked"
+        rows = await db.fetch_all("SELECT option_index FROM answers WHERE asked_id = ?", (asked_id,))
+        assert [row[0] for row in rows] == [2]
+    finally:
+        await db.close()
+
+
 async def test_a_batch_whose_rows_nobody_touched_is_read_once(postgres_store_url, monkeypatch) -> None:
     db = await Database.open(postgres_store_url)
     try:

@@ -165,6 +165,11 @@ async def test_the_store_reconnects_after_a_server_restart(postgres_server, post
         async with db.transaction() as connection:  # a write first: its BEGIN finds a new connection
             await connection.execute("UPDATE users SET name = 'Again' WHERE platform_user_id = 'after'")
         assert (await find_user(db, "t", "after")).name == "Again"
+        await asyncio.to_thread(postgres_server.pg_ctl, "restart")
+        async with db.transaction() as connection:  # a read ahead of BEGIN (an answer batch's) after a restart too
+            (rows,), seen = await connection.read_ahead(
+                [("SELECT name FROM users WHERE platform_user_id = ?", ("after",))], ("SELECT 'same'", ()))
+        assert [row[0] for row in rows] == ["Again"] and seen == "same"
     finally:
         await db.close()
 
