@@ -10,7 +10,7 @@ from benchmarks.pg_proxy import ProxyProcess
 from bot.domain import ChatRef, RecordedAnswer, UserRef
 from bot.learner.items import Item
 from bot.store import Database
-from bot.store.answer_batch import AnswerWriter, QuestionClosed
+from bot.store.answer_batch import READ_AHEAD_MAX, AnswerWriter, QuestionClosed
 from bot.store.daily import create_post
 from bot.store.interviews import AlreadyAnswered, close_asked
 from bot.store.item_steps import fold
@@ -235,5 +235,24 @@ async def test_a_batch_whose_rows_nobody_touched_is_read_once(postgres_store_url
                                for user in users))
         assert reads == ["ahead"]
         assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == 3
+    finally:
+        await db.close()
+
+
+async def test_a_batch_too_large_to_gain_from_reading_ahead_reads_under_its_locks(postgres_store_url,
+                                                                                monkeypatch) -> None:
+    db = await Database.open(postgres_store_url)
+    try:
+        asked_id, users = await setup(db, READ_AHEAD_MAX + 8)
+
+        async def nothing() -> None:
+            pass
+
+        runs = _between_read_and_locks(monkeypatch, nothing)
+        writer = AnswerWriter(db)
+        await asyncio.gather(*(writer.record(RecordedAnswer(asked_id, user, 0, True, 10, 3.0, 1), "fx-001")
+                               for user in users))
+        assert runs == ["locked"]
+        assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == READ_AHEAD_MAX + 8
     finally:
         await db.close()
