@@ -170,13 +170,12 @@ class AnswerWriter:
         if items:
             reads += [beliefs_query(users), items_query(item_ids, connection, locked=not log_items)]
         if ahead:
-            rows, seen = await connection.read_ahead(reads, _digest_query(users, keys, batch, share=False))
-            await connection.lock("person", users)
-            await hold_items(connection, items, batch[0].answer.answered_at)
-            await connection.expect_unchanged(_digest_query(users, keys, batch, share=True), seen)
+            rows, seen = await connection.read_ahead(reads, _digest_query(batch, share=False))
+        await connection.lock("person", users)
+        await hold_items(connection, items, batch[0].answer.answered_at)
+        if ahead:
+            await connection.expect_unchanged(_digest_query(batch, share=True), seen)
         else:
-            await connection.lock("person", users)
-            await hold_items(connection, items, batch[0].answer.answered_at)
             rows = await connection.fetch_together(reads)
         state, cards, *beliefs = rows
         still_open, existing, before = _state_of(state, keys)
@@ -243,8 +242,7 @@ def _state_query(keys: list[tuple[int, int]], users: list[int], connection: Tran
             (*users, *asked_ids))
 
 
-def _digest_query(users: list[int], keys: list[tuple[int, int]], batch: list[_Pending],
-                  share: bool) -> tuple[str, tuple]:
+def _digest_query(batch: list[_Pending], share: bool) -> tuple[str, tuple]:
     """A digest of what the batch decides from and writes over, for a read ahead of the locks to be checked
     under them (PostgreSQL, migration 18): the questions' open state (with `share`, their rows share-locked
     first and held to the COMMIT, as the state query's FOR SHARE would), the row versions of the cards of the
@@ -255,8 +253,8 @@ def _digest_query(users: list[int], keys: list[tuple[int, int]], batch: list[_Pe
     transaction, its COMMIT a flush."""
     pairs = sorted({(p.answer.user_id, p.question_id) for p in batch})
     return ("SELECT interview_bot_answer_digest(?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?)",
-            (users, sorted({asked for asked, _ in keys}), [user for user, _ in pairs], [question for _, question in pairs],
-             share))
+            (sorted({p.answer.user_id for p in batch}), sorted({p.answer.asked_id for p in batch}),
+             [user for user, _ in pairs], [question for _, question in pairs], share))
 
 
 def _state_of(rows: list, keys: list[tuple[int, int]]) -> tuple[set[int], set[tuple[int, int]], dict[int, int]]:
