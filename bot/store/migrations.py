@@ -334,14 +334,14 @@ MIGRATIONS: tuple[str | dict[str, str], ...] = (
     # 18: on PostgreSQL a daily answer batch reads ahead of its key locks and checks under them that what it read
     # is unchanged (bot/store/answer_batch.py), inside the message that holds its writes and COMMIT: a digest
     # of the rows its decisions rest on (the questions' open state, share-locked when asked to: a row locked
-    # after a wait is read as last committed; the cards of the batch's (person, question) pairs and the
-    # people's beliefs, by row version), and a function that fails the
-    # transaction with its own SQLSTATE when a condition does not hold. Functions, so that their plans are
-    # cached. SQLite needs neither.
+    # after a wait is read as last committed; the cards of the batch's people for its questions and their
+    # beliefs, by row version), and a function that fails the transaction with its own SQLSTATE when a
+    # condition does not hold. The digest plans its reads on every call: a plan cached while the tables were
+    # small (a seq scan) got slower as they grew. SQLite needs neither.
     {"sqlite": "",
      "postgresql": """
     CREATE OR REPLACE FUNCTION interview_bot_expect(holds boolean) RETURNS void LANGUAGE plpgsql AS $$ BEGIN IF holds IS NOT TRUE THEN RAISE EXCEPTION 'read ahead of the locks and changed since' USING ERRCODE = 'IB001'; END IF; END $$;
-    CREATE OR REPLACE FUNCTION interview_bot_answer_digest(people bigint[], asked bigint[], card_people bigint[], card_questions text[], share boolean) RETURNS text LANGUAGE plpgsql AS $$ BEGIN IF share THEN RETURN concat_ws(':', (SELECT string_agg(s.id || '.' || s.open, ',' ORDER BY s.id) FROM (SELECT q.id, q.closed_at IS NULL AS open FROM asked_questions q WHERE q.id = ANY(asked) ORDER BY q.id FOR SHARE) AS s), (SELECT count(*) || '.' || coalesce(sum(c.xmin::text::bigint), 0) FROM unnest(card_people, card_questions) AS k (user_id, question_id) JOIN review_cards c ON c.user_id = k.user_id AND c.question_id = k.question_id), (SELECT count(*) || '.' || coalesce(sum(b.xmin::text::bigint), 0) FROM abilities b WHERE b.user_id = ANY(people))); END IF; RETURN concat_ws(':', (SELECT string_agg(q.id || '.' || (q.closed_at IS NULL), ',' ORDER BY q.id) FROM asked_questions q WHERE q.id = ANY(asked)), (SELECT count(*) || '.' || coalesce(sum(c.xmin::text::bigint), 0) FROM unnest(card_people, card_questions) AS k (user_id, question_id) JOIN review_cards c ON c.user_id = k.user_id AND c.question_id = k.question_id), (SELECT count(*) || '.' || coalesce(sum(b.xmin::text::bigint), 0) FROM abilities b WHERE b.user_id = ANY(people))); END $$;
+    CREATE OR REPLACE FUNCTION interview_bot_answer_digest(people bigint[], asked bigint[], questions text[], share boolean) RETURNS text LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$ BEGIN IF share THEN RETURN concat_ws(':', (SELECT string_agg(s.id || '.' || s.open, ',' ORDER BY s.id) FROM (SELECT q.id, q.closed_at IS NULL AS open FROM asked_questions q WHERE q.id = ANY(asked) ORDER BY q.id FOR SHARE) AS s), (SELECT count(*) || '.' || coalesce(sum(c.xmin::text::bigint), 0) FROM review_cards c WHERE c.user_id = ANY(people) AND c.question_id = ANY(questions)), (SELECT count(*) || '.' || coalesce(sum(b.xmin::text::bigint), 0) FROM abilities b WHERE b.user_id = ANY(people))); END IF; RETURN concat_ws(':', (SELECT string_agg(q.id || '.' || (q.closed_at IS NULL), ',' ORDER BY q.id) FROM asked_questions q WHERE q.id = ANY(asked)), (SELECT count(*) || '.' || coalesce(sum(c.xmin::text::bigint), 0) FROM review_cards c WHERE c.user_id = ANY(people) AND c.question_id = ANY(questions)), (SELECT count(*) || '.' || coalesce(sum(b.xmin::text::bigint), 0) FROM abilities b WHERE b.user_id = ANY(people))); END $$;
     """},
 )
 
