@@ -129,7 +129,7 @@ async def test_answers_given_one_after_another_are_each_written(db: Database) ->
     assert await asyncio.wait_for(one_after_another(), 10) == [1, 2, 3, 4, 5]
 
 
-def _between_read_and_locks(monkeypatch: pytest.MonkeyPatch, meanwhile) -> list[str]:
+def _between_read_and_locks(monkeypatch: pytest.MonkeyPatch, meanwhile=None) -> list[str]:
     """Run `meanwhile` once, right after a batch's read ahead of its locks; how each run of a batch read
     ("ahead" of its locks, or "locked": under them), in order."""
     runs: list[str] = []
@@ -137,7 +137,7 @@ def _between_read_and_locks(monkeypatch: pytest.MonkeyPatch, meanwhile) -> list[
 
     async def reading_ahead(self, queries, check):
         found = await read_ahead(self, queries, check)
-        if runs.count("ahead") == 1:
+        if meanwhile is not None and runs.count("ahead") == 1:
             await meanwhile()
         return found
 
@@ -221,38 +221,19 @@ async def test_an_answer_written_between_the_read_ahead_and_the_locks_stands(pos
         await db.close()
 
 
-async def test_a_batch_whose_rows_nobody_touched_is_read_once(postgres_store_url, monkeypatch) -> None:
+@pytest.mark.parametrize("members, runs", [(3, ["ahead"]), (READ_AHEAD_MAX + 8, ["locked"])])
+async def test_a_batch_nobody_touched_is_read_once_ahead_of_its_locks_unless_too_large(
+        postgres_store_url, monkeypatch, members, runs) -> None:
+    """One read a batch: ahead of the locks, or under them for a batch larger than READ_AHEAD_MAX (its round
+    trip is shared by many answers, and the check grows with them)."""
     db = await Database.open(postgres_store_url)
     try:
-        asked_id, users = await setup(db, 3)
-
-        async def nothing() -> None:
-            pass
-
-        reads = _between_read_and_locks(monkeypatch, nothing)
+        asked_id, users = await setup(db, members)
+        seen = _between_read_and_locks(monkeypatch)
         writer = AnswerWriter(db)
         await asyncio.gather(*(writer.record(RecordedAnswer(asked_id, user, 0, True, 10, 3.0, 1), "fx-001")
                                for user in users))
-        assert reads == ["ahead"]
-        assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == 3
-    finally:
-        await db.close()
-
-
-async def test_a_batch_too_large_to_gain_from_reading_ahead_reads_under_its_locks(postgres_store_url,
-                                                                                monkeypatch) -> None:
-    db = await Database.open(postgres_store_url)
-    try:
-        asked_id, users = await setup(db, READ_AHEAD_MAX + 8)
-
-        async def nothing() -> None:
-            pass
-
-        runs = _between_read_and_locks(monkeypatch, nothing)
-        writer = AnswerWriter(db)
-        await asyncio.gather(*(writer.record(RecordedAnswer(asked_id, user, 0, True, 10, 3.0, 1), "fx-001")
-                               for user in users))
-        assert runs == ["locked"]
-        assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == READ_AHEAD_MAX + 8
+        assert seen == runs
+        assert (await db.fetch_one("SELECT count(*) FROM answers"))[0] == members
     finally:
         await db.close()
