@@ -246,11 +246,11 @@ def _digest_query(batch: list[_Pending], share: bool) -> tuple[str, tuple]:
     """A digest of what the batch decides from and writes over, for a read ahead of the locks to be checked
     under them (PostgreSQL, migration 18): the questions' open state (with `share`, their rows share-locked
     first and held to the COMMIT, as the state query's FOR SHARE would), the row versions of the cards the
-    batch reads (its people's, for its questions) and of the people's beliefs. Not their answers: one written in between fails the
-    INSERT on the unique key, and the batch runs again (the digest would scan every answer to the question,
-    twice a batch); nor the answers' count (the counter's figure, as of the read) nor the items' rows (read
-    unlocked anyway, their steps logged). Unlocked when read ahead: a lock there would make the read a write
-    transaction, its COMMIT a flush."""
+    batch reads (its people's, for its questions) and of the people's beliefs. Not their answers: one
+    written in between fails the INSERT on the unique key, and the batch runs again (the digest would scan
+    every answer to the question, twice a batch); nor the answers' count (the counter's figure, as of the
+    read) nor the items' rows (read unlocked anyway, their steps logged). Unlocked when read ahead: a lock
+    there would make the read a write transaction, its COMMIT a flush."""
     return ("SELECT interview_bot_answer_digest(?::bigint[], ?::bigint[], ?::text[], ?)",
             (sorted({p.answer.user_id for p in batch}), sorted({p.answer.asked_id for p in batch}),
              sorted({p.question_id for p in batch}), share))

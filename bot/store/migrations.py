@@ -331,17 +331,14 @@ MIGRATIONS: tuple[str | dict[str, str], ...] = (
     );
     CREATE INDEX item_steps_by_question ON item_steps (question_id, id);
     """,
-    # 18: on PostgreSQL a daily answer batch reads ahead of its key locks and checks under them that what it read
-    # is unchanged (bot/store/answer_batch.py), inside the message that holds its writes and COMMIT: a digest
-    # of the rows its decisions rest on (the questions' open state, share-locked when asked to: a row locked
-    # after a wait is read as last committed; the cards of the batch's people for its questions and their
-    # beliefs, by row version), and a function that fails the transaction with its own SQLSTATE when a
-    # condition does not hold. The digest plans its reads on every call: a plan cached while the tables were
-    # small (a seq scan) got slower as they grew. SQLite needs neither.
+    # 18: a daily answer batch on PostgreSQL reads ahead of its key locks and checks under them that it read what
+    # still holds (bot/store/answer_batch.py): a digest of the questions' open state (share-locked when asked)
+    # and of the row versions of the people's cards and beliefs, planned on every call (a cached plan got slower
+    # as tables grew); and a function failing the transaction with its own SQLSTATE. SQLite needs neither.
     {"sqlite": "",
      "postgresql": """
     CREATE OR REPLACE FUNCTION interview_bot_expect(holds boolean) RETURNS void LANGUAGE plpgsql AS $$ BEGIN IF holds IS NOT TRUE THEN RAISE EXCEPTION 'read ahead of the locks and changed since' USING ERRCODE = 'IB001'; END IF; END $$;
-    CREATE OR REPLACE FUNCTION interview_bot_answer_digest(people bigint[], asked bigint[], questions text[], share boolean) RETURNS text LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$ BEGIN IF share THEN RETURN concat_ws(':', (SELECT string_agg(s.id || '.' || s.open, ',' ORDER BY s.id) FROM (SELECT q.id, q.closed_at IS NULL AS open FROM asked_questions q WHERE q.id = ANY(asked) ORDER BY q.id FOR SHARE) AS s), (SELECT count(*) || '.' || coalesce(sum(c.xmin::text::bigint), 0) FROM review_cards c WHERE c.user_id = ANY(people) AND c.question_id = ANY(questions)), (SELECT count(*) || '.' || coalesce(sum(b.xmin::text::bigint), 0) FROM abilities b WHERE b.user_id = ANY(people))); END IF; RETURN concat_ws(':', (SELECT string_agg(q.id || '.' || (q.closed_at IS NULL), ',' ORDER BY q.id) FROM asked_questions q WHERE q.id = ANY(asked)), (SELECT count(*) || '.' || coalesce(sum(c.xmin::text::bigint), 0) FROM review_cards c WHERE c.user_id = ANY(people) AND c.question_id = ANY(questions)), (SELECT count(*) || '.' || coalesce(sum(b.xmin::text::bigint), 0) FROM abilities b WHERE b.user_id = ANY(people))); END $$;
+    CREATE OR REPLACE FUNCTION interview_bot_answer_digest(people bigint[], asked bigint[], questions text[], share boolean) RETURNS text LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$ DECLARE state text; BEGIN IF share THEN SELECT string_agg(s.id || '.' || s.open, ',' ORDER BY s.id) INTO state FROM (SELECT q.id, q.closed_at IS NULL AS open FROM asked_questions q WHERE q.id = ANY(asked) ORDER BY q.id FOR SHARE) AS s; ELSE SELECT string_agg(q.id || '.' || (q.closed_at IS NULL), ',' ORDER BY q.id) INTO state FROM asked_questions q WHERE q.id = ANY(asked); END IF; RETURN concat_ws(':', state, (SELECT count(*) || '.' || coalesce(sum(c.xmin::text::bigint), 0) FROM review_cards c WHERE c.user_id = ANY(people) AND c.question_id = ANY(questions)), (SELECT count(*) || '.' || coalesce(sum(b.xmin::text::bigint), 0) FROM abilities b WHERE b.user_id = ANY(people))); END $$;
     """},
 )
 
